@@ -1,0 +1,114 @@
+/**
+ * The store interface of the reference server: one contract, two adapters (memory, Redis).
+ * The app only ever sees these types; `createMemoryStores()` and `createRedisStores()` return them.
+ */
+
+/** A rate-limit plan (spec/decisions.md D-RATE-LIMIT). */
+export interface RateLimitPolicy {
+  /** `token-bucket` (default, section 8.3) or `leaky-bucket` (section 8.4). */
+  algorithm: 'token-bucket' | 'leaky-bucket';
+  /** Bucket size: the burst admitted from full (token bucket) or the queue length (leaky bucket). */
+  capacity: number;
+  /** Tokens added (token bucket) or requests drained (leaky bucket) per second. */
+  refillPerSecond: number;
+}
+
+/** The outcome of taking one token for one request; every number is already rounded for the headers. */
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** `RateLimit-Limit`: the capacity. */
+  limit: number;
+  /** `RateLimit-Remaining`: whole tokens left after this request (0 when rejected). */
+  remaining: number;
+  /** `RateLimit-Reset`: delta-seconds until the bucket is full again, rounded up (0 when full). */
+  resetSeconds: number;
+  /** `Retry-After` on rejection: seconds until one token is available, rounded up, at least 1. 0 when allowed. */
+  retryAfterSeconds: number;
+  /** Leaky bucket only: milliseconds the admitted request must wait in the queue before it is served. */
+  delayMs?: number;
+}
+
+export interface RateLimitStore {
+  /** Atomically takes one token from the bucket `key` under `policy`. */
+  take(key: string, policy: RateLimitPolicy): Promise<RateLimitDecision>;
+}
+
+/** What an idempotency record keeps of a finished request (spec/decisions.md D-IDEMPOTENCY). */
+export interface StoredResponse {
+  status: number;
+  /** Only the headers that matter: `content-type`, `location` (lower-case names). */
+  headers: Record<string, string>;
+  /** The parsed JSON body, or null when the response had none. */
+  body: unknown;
+}
+
+export type IdempotencyClaim =
+  /** The key was free: this request owns it and must `complete` or `release` it. */
+  | { state: 'claimed' }
+  /** Another request with the same key and fingerprint is still running. */
+  | { state: 'in-flight' }
+  /** The key was used with another fingerprint. */
+  | { state: 'mismatch' }
+  /** The key was used with this fingerprint and finished: replay `response`. */
+  | { state: 'completed'; response: StoredResponse };
+
+export interface IdempotencyStore {
+  /**
+   * Atomically claims `key` (already scoped per caller) for a request with `fingerprint`.
+   * A claim left neither completed nor released expires after `lockSeconds`.
+   */
+  claim(key: string, fingerprint: string, lockSeconds: number): Promise<IdempotencyClaim>;
+  /** Stores the result under a claimed key, kept for `ttlSeconds`. */
+  complete(key: string, fingerprint: string, response: StoredResponse, ttlSeconds: number): Promise<void>;
+  /** Frees a claimed key without a result (the work failed with a 5xx), so a retry runs it again. */
+  release(key: string, fingerprint: string): Promise<void>;
+}
+
+/** A stored resource: a JSON object with a numeric `id`. */
+export interface StoredResource {
+  id: number;
+  [member: string]: unknown;
+}
+
+/** Resource kinds the reference server keeps. */
+export type ResourceKind = 'users' | 'orders' | 'payments' | 'transfers' | 'authors' | 'posts' | 'comments';
+
+export interface ResourceStore {
+  /** Allocates the next id of `kind` (1, 2, 3, …; never reused). */
+  nextId(kind: ResourceKind): Promise<number>;
+  get(kind: ResourceKind, id: number): Promise<StoredResource | undefined>;
+  /** Every resource of `kind`, in ascending id order. Filtering, sorting and paging are the caller's. */
+  list(kind: ResourceKind): Promise<StoredResource[]>;
+  /** Creates or overwrites. */
+  put(kind: ResourceKind, resource: StoredResource): Promise<void>;
+  /** Removes; resolves true when something was removed. */
+  delete(kind: ResourceKind, id: number): Promise<boolean>;
+  /**
+   * Atomic read-modify-write: `change` sees the current value and returns the next one, or
+   * `undefined` to leave it unchanged. Resolves to what is stored afterwards (undefined when absent).
+   * Concurrent updates of one resource never lose a write.
+   */
+  update(
+    kind: ResourceKind,
+    id: number,
+    change: (current: StoredResource) => StoredResource | undefined,
+  ): Promise<StoredResource | undefined>;
+}
+
+/** All stores of one server; the same object may back several app instances. */
+export interface Stores {
+  rateLimits: RateLimitStore;
+  idempotency: IdempotencyStore;
+  resources: ResourceStore;
+  /** Resolves when the backing store answers; rejects with StoreUnavailableError otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Thrown by any store operation when the backing store cannot be reached in time: the app answers 503. */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
