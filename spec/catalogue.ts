@@ -1,0 +1,96 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export type Level = 'MUST' | 'SHOULD' | 'MAY';
+export type Party = 'server' | 'client';
+export type Testable = 'conformance' | 'client-harness' | 'review';
+export type Area =
+  | 'urls'
+  | 'methods'
+  | 'status'
+  | 'auth'
+  | 'problem'
+  | 'validation'
+  | 'hypermedia'
+  | 'cache'
+  | 'rate-limit'
+  | 'idempotency'
+  | 'stateless'
+  | 'client'
+  | 'resources';
+
+/** Where the conventions document states a rule. */
+export interface DocumentSource {
+  section: string;
+  quote: string;
+}
+
+/** The entry of spec/decisions.md that creates a rule. */
+export interface DecisionSource {
+  decision: string;
+  quote: string;
+}
+
+export interface Reference {
+  spec: string;
+  section?: string;
+}
+
+export interface Requirement {
+  id: string;
+  level: Level;
+  party: Party;
+  area: Area;
+  testable: Testable;
+  source: DocumentSource | DecisionSource;
+  alsoIn?: DocumentSource[];
+  summary: string;
+  references: Reference[];
+}
+
+export interface Catalogue {
+  document: string;
+  title?: string;
+  requirements: Requirement[];
+}
+
+/** Absolute path of spec/requirements.json. */
+export const CATALOGUE_PATH = fileURLToPath(new URL('./requirements.json', import.meta.url));
+
+let cached: Catalogue | undefined;
+let index: Map<string, Requirement> | undefined;
+
+/** Reads spec/requirements.json once and returns the cached catalogue. */
+export function loadCatalogue(): Catalogue {
+  if (!cached) {
+    cached = JSON.parse(readFileSync(CATALOGUE_PATH, 'utf8')) as Catalogue;
+    index = new Map(cached.requirements.map((r) => [r.id, r]));
+  }
+  return cached;
+}
+
+/** The requirement with this ID, or undefined when the catalogue has none. */
+export function requirementById(id: string): Requirement | undefined {
+  loadCatalogue();
+  return index?.get(id);
+}
+
+/** Every requirement ID of the catalogue. */
+export function requirementIds(): string[] {
+  return loadCatalogue().requirements.map((r) => r.id);
+}
+
+/** Requirements that bind the server (checked by the conformance suite or by review). */
+export function serverRequirements(): Requirement[] {
+  return loadCatalogue().requirements.filter((r) => r.party === 'server');
+}
+
+/** Requirements that bind the client (checked by the client harness). */
+export function clientRequirements(): Requirement[] {
+  return loadCatalogue().requirements.filter((r) => r.party === 'client');
+}
+
+/** True when the rule comes from a decision of spec/decisions.md rather than from the document. */
+export function isDecisionSource(source: DocumentSource | DecisionSource): source is DecisionSource {
+  return 'decision' in source;
+}
