@@ -1,0 +1,201 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import Ajv2020Module from 'ajv/dist/2020.js';
+import type { AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+// ajv and ajv-formats are CommonJS; their default export sits on `.default` under NodeNext.
+const Ajv2020 = Ajv2020Module.default;
+const addFormats = addFormatsModule.default;
+
+/** Base of every schema `$id`: `<base><name>.schema.json`. */
+export const SCHEMA_ID_BASE = 'https://http-api-conformance.dev/schemas/';
+
+/** Directory that holds the `*.schema.json` files. */
+export const schemasDir = fileURLToPath(new URL('./schemas/', import.meta.url));
+
+/** One entry of a 422 `errors` array (D-ERRORS). */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** Field name used when the body itself is not a JSON object (D-BODY). */
+export const BODY_FIELD = '(body)';
+
+function loadSchemas(): Map<string, AnySchemaObject> {
+  const schemas = new Map<string, AnySchemaObject>();
+  for (const file of readdirSync(schemasDir).sort()) {
+    if (!file.endsWith('.schema.json')) continue;
+    const name = file.slice(0, -'.schema.json'.length);
+    const schema = JSON.parse(readFileSync(join(schemasDir, file), 'utf8')) as AnySchemaObject;
+    schemas.set(name, schema);
+  }
+  return schemas;
+}
+
+/**
+ * Creates one Ajv (JSON Schema 2020-12, strict mode, all errors, ajv-formats) holding every
+ * schema of `spec/schemas/`, each compiled once. `multipleOfPrecision` lets `multipleOf: 0.01`
+ * accept binary floats such as 19.99.
+ */
+export function createSchemaValidator() {
+  const ajv = new Ajv2020({ strict: true, allErrors: true, multipleOfPrecision: 9 });
+  addFormats(ajv);
+  const sources = loadSchemas();
+  const ids: Record<string, string> = {};
+  for (const [name, schema] of sources) {
+    const expected = `${SCHEMA_ID_BASE}${name}.schema.json`;
+    if (schema.$id !== expected) {
+      throw new Error(`schema ${name}: $id must be ${expected}, found ${String(schema.$id)}`);
+    }
+    ids[name] = expected;
+    ajv.addSchema(schema);
+  }
+  const validators = new Map<string, ValidateFunction>();
+  for (const [name, id] of Object.entries(ids)) {
+    const validate = ajv.getSchema(id);
+    if (!validate) throw new Error(`schema ${name} did not compile`);
+    validators.set(name, validate);
+  }
+  return { ajv, ids, validators, sources };
+}
+
+const registry = createSchemaValidator();
+
+/** Schema name (file name without `.schema.json`) → `$id`. */
+export const schemaIds: Readonly<Record<string, string>> = Object.freeze({ ...registry.ids });
+
+/** The names of every loaded schema, sorted. */
+export const schemaNames: readonly string[] = Object.keys(schemaIds).sort();
+
+/** The shared Ajv instance, for callers that need to compile a schema of their own against ours. */
+export const ajv = registry.ajv;
+
+/** The parsed source of one schema file. */
+export function getSchema(name: string): AnySchemaObject {
+  const schema = registry.sources.get(name);
+  if (!schema) throw new Error(`unknown schema: ${name}`);
+  return schema;
+}
+
+/** The compiled validator of one schema (compiled once, at module load). */
+export function getValidator(name: string): ValidateFunction {
+  const validate = registry.validators.get(name);
+  if (!validate) throw new Error(`unknown schema: ${name}`);
+  return validate;
+}
+
+/** True when `data` is valid against the named schema. */
+export function isValid(name: string, data: unknown): boolean {
+  return getValidator(name)(data) === true;
+}
+
+function pointerToPath(pointer: string): string[] {
+  if (pointer === '') return [];
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((segment) => segment.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+const article: Record<string, string> = {
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  object: 'an object',
+  array: 'an array',
+  boolean: 'a boolean',
+  null: 'null',
+};
+
+function describeType(type: unknown): string {
+  const types = Array.isArray(type) ? type : [type];
+  return types.map((t) => article[String(t)] ?? String(t)).join(' or ');
+}
+
+function messageOf(error: ErrorObject): string {
+  const p = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+    case 'unevaluatedProperties':
+    case 'false schema':
+      return 'is not allowed';
+    case 'type':
+      return `must be ${describeType(p.type)}`;
+    case 'minLength':
+      return p.limit === 1 ? 'must not be empty' : `must have at least ${String(p.limit)} characters`;
+    case 'maxLength':
+      return `must have at most ${String(p.limit)} characters`;
+    case 'minimum':
+      return `must be at least ${String(p.limit)}`;
+    case 'maximum':
+      return `must be at most ${String(p.limit)}`;
+    case 'exclusiveMinimum':
+      return `must be greater than ${String(p.limit)}`;
+    case 'exclusiveMaximum':
+      return `must be less than ${String(p.limit)}`;
+    case 'multipleOf':
+      return `must be a multiple of ${String(p.multipleOf)}`;
+    case 'format':
+      return `must be a valid ${String(p.format)}`;
+    case 'enum':
+      return error.schemaPath.startsWith('currency.schema.json')
+        ? 'must be a lowercase ISO 4217 currency code'
+        : 'must be one of the allowed values';
+    case 'const':
+      return `must be ${JSON.stringify(p.allowedValue)}`;
+    case 'minItems':
+      return `must have at least ${String(p.limit)} items`;
+    case 'maxItems':
+      return `must have at most ${String(p.limit)} items`;
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+function fieldOf(error: ErrorObject): string {
+  const path = pointerToPath(error.instancePath);
+  const p = error.params as Record<string, unknown>;
+  if (error.keyword === 'required' && typeof p.missingProperty === 'string') {
+    path.push(p.missingProperty);
+  } else if (
+    (error.keyword === 'additionalProperties' && typeof p.additionalProperty === 'string') ||
+    (error.keyword === 'unevaluatedProperties' && typeof p.unevaluatedProperty === 'string')
+  ) {
+    path.push(String(p.additionalProperty ?? p.unevaluatedProperty));
+  }
+  return path.length === 0 ? BODY_FIELD : path.join('.');
+}
+
+/** Turns Ajv errors into the `errors` list of a 422 problem: one entry per field (D-ERRORS). */
+export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined): FieldError[] {
+  if (!errors || errors.length === 0) return [];
+  if (errors.some((e) => e.instancePath === '' && e.keyword === 'type')) {
+    return [{ field: BODY_FIELD, message: 'must be a JSON object' }];
+  }
+  const byField = new Map<string, string[]>();
+  for (const error of errors) {
+    if (error.keyword === 'if') continue;
+    const field = fieldOf(error);
+    const message = messageOf(error);
+    const messages = byField.get(field);
+    if (!messages) byField.set(field, [message]);
+    else if (!messages.includes(message)) messages.push(message);
+  }
+  return [...byField].map(([field, messages]) => ({ field, message: messages.join('; ') }));
+}
+
+/**
+ * Validates `data` against the named schema and returns every invalid field as `{ field, message }`
+ * (D-ERRORS, D-BODY): top-level member names, dotted paths for nested members, missing required and
+ * unknown members named, `(body)` when the body is not an object. Empty when valid.
+ */
+export function validationErrors(name: string, data: unknown): FieldError[] {
+  const validate = getValidator(name);
+  if (validate(data)) return [];
+  return toFieldErrors(validate.errors);
+}
