@@ -76,6 +76,8 @@ export type ResourceKind = 'users' | 'orders' | 'payments' | 'transfers' | 'auth
 export interface ResourceStore {
   /** Allocates the next id of `kind` (1, 2, 3, …; never reused). */
   nextId(kind: ResourceKind): Promise<number>;
+  /** Makes sure `nextId(kind)` never returns an id ≤ `upTo` (used when seeding fixed ids; idempotent). */
+  reserveIds(kind: ResourceKind, upTo: number): Promise<void>;
   get(kind: ResourceKind, id: number): Promise<StoredResource | undefined>;
   /** Every resource of `kind`, in ascending id order. Filtering, sorting and paging are the caller's. */
   list(kind: ResourceKind): Promise<StoredResource[]>;
@@ -86,7 +88,8 @@ export interface ResourceStore {
   /**
    * Atomic read-modify-write: `change` sees the current value and returns the next one, or
    * `undefined` to leave it unchanged. Resolves to what is stored afterwards (undefined when absent).
-   * Concurrent updates of one resource never lose a write.
+   * Concurrent updates of one resource never lose a write. `change` must be free of side effects:
+   * the Redis adapter calls it again when a concurrent update won the race.
    */
   update(
     kind: ResourceKind,

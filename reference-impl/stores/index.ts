@@ -1,0 +1,19 @@
+import { createMemoryStores } from './memory/index.ts';
+import { createRedisStores } from './redis/index.ts';
+import type { Stores } from './types.ts';
+
+export type { MemoryStoresOptions } from './memory/index.ts';
+export type { RedisStoresOptions } from './redis/index.ts';
+export { createMemoryStores, createRedisStores };
+export * from './types.ts';
+
+/** Which store backs the server (issue 3 item 9): `memory` (the default) or `redis`. */
+export type StoreConfig =
+  | { kind: 'memory' }
+  | { kind: 'redis'; url: string; keyPrefix?: string; commandTimeoutMs?: number; connectTimeoutMs?: number };
+
+/** Creates the stores named by the configuration. */
+export function createStores(config: StoreConfig): Stores {
+  if (config.kind === 'memory') return createMemoryStores();
+  return createRedisStores(config);
+}

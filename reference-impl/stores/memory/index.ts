@@ -1,0 +1,25 @@
+import type { Stores } from '../types.ts';
+import { createMemoryIdempotency } from './idempotency.ts';
+import { createMemoryRateLimits } from './rate-limits.ts';
+import { createMemoryResources } from './resources.ts';
+
+/** Options of the memory adapter. */
+export interface MemoryStoresOptions {
+  /** Milliseconds since the epoch; injected by tests. Defaults to `Date.now`. */
+  clock?: () => number;
+}
+
+/**
+ * The default, in-process adapter of the store interface (issue 3 item 9). One instance may back
+ * several app instances in the same process; it is not shared between processes.
+ */
+export function createMemoryStores(options: MemoryStoresOptions = {}): Stores {
+  const clock = options.clock ?? Date.now;
+  return {
+    rateLimits: createMemoryRateLimits(clock),
+    idempotency: createMemoryIdempotency(clock),
+    resources: createMemoryResources(),
+    async ping() {},
+    async close() {},
+  };
+}

@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { StoreUnavailableError } from '../types.ts';
+
+/** How to reach Redis and how long to wait for it (D-STORE-DOWN: default 1 s). */
+export interface RedisConnectionOptions {
+  url: string;
+  commandTimeoutMs?: number;
+  connectTimeoutMs?: number;
+}
+
+/** A Lua script run by EVALSHA, falling back to EVAL once when Redis does not know it yet. */
+export interface LuaScript {
+  source: string;
+  sha: string;
+}
+
+/** Prepares a Lua script (computes its SHA-1 once). */
+export function lua(source: string): LuaScript {
+  return { source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
+/** One fail-fast Redis connection; every command goes through `run` so failures are mapped in one place. */
+export interface RedisConnection {
+  readonly client: Redis;
+  /** Runs Redis commands; an unreachable or slow Redis rejects with StoreUnavailableError. */
+  run<T>(commands: (client: Redis) => Promise<T>): Promise<T>;
+  /** Runs a Lua script atomically. */
+  script(script: LuaScript, keys: string[], args: (string | number)[]): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/** Redis error replies that mean "not available right now" rather than a bug. */
+const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|READONLY|NOREPLICAS)\b/;
+
+function toStoreError(error: unknown): Error {
+  if (error instanceof StoreUnavailableError) return error;
+  const err = error instanceof Error ? error : new Error(String(error));
+  if (err.name === 'ReplyError' && !UNAVAILABLE_REPLY.test(err.message)) return err;
+  return new StoreUnavailableError(`Redis is unavailable: ${err.message}`, { cause: err });
+}
+
+/**
+ * Opens a Redis connection configured to fail fast (D-STORE-DOWN): no offline queue, a command
+ * timeout, a connect timeout, and a reconnect strategy that keeps retrying in the background so
+ * service resumes without a restart. Connection errors are observed, never left unhandled.
+ */
+export function connectRedis(options: RedisConnectionOptions): RedisConnection {
+  const timeoutMs = options.commandTimeoutMs ?? 1000;
+  const client = new Redis(options.url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: timeoutMs,
+    connectTimeout: options.connectTimeoutMs ?? timeoutMs,
+    retryStrategy: (attempt: number) => Math.min(50 * attempt, 1000),
+    lazyConnect: false,
+  });
+  let lastError: Error | undefined;
+  let readySignal: { promise: Promise<void>; resolve: () => void } | undefined;
+  client.on('error', (error: Error) => {
+    lastError = error;
+  });
+  client.on('ready', () => {
+    lastError = undefined;
+    readySignal?.resolve();
+    readySignal = undefined;
+  });
+
+  /**
+   * Resolves when the connection is ready. While a connection attempt is under way it waits up to the
+   * timeout (one shared listener for all waiters); when the last attempt already failed and the
+   * client is only waiting to retry, it rejects at once, so an outage never piles up waiting requests.
+   */
+  function whenReady(): Promise<void> {
+    if (client.status === 'ready') return Promise.resolve();
+    if (client.status === 'end' || client.status === 'close' || client.status === 'reconnecting') {
+      const reason = lastError === undefined ? client.status : lastError.message;
+      return Promise.reject(new StoreUnavailableError(`Redis is not connected (${reason})`, { cause: lastError }));
+    }
+    if (readySignal === undefined) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      readySignal = { promise, resolve };
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const reason = lastError === undefined ? '' : `: ${lastError.message}`;
+        reject(new StoreUnavailableError(`Redis not ready within ${timeoutMs} ms${reason}`, { cause: lastError }));
+      }, timeoutMs);
+    });
+    return Promise.race([readySignal.promise, timedOut]).finally(() => clearTimeout(timer));
+  }
+
+  async function run<T>(commands: (c: Redis) => Promise<T>): Promise<T> {
+    try {
+      await whenReady();
+      return await commands(client);
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  }
+
+  return {
+    client,
+    run,
+    script(script, keys, args) {
+      return run(async (c) => {
+        try {
+          return await c.evalsha(script.sha, keys.length, ...keys, ...args);
+        } catch (error) {
+          if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+          return await c.eval(script.source, keys.length, ...keys, ...args);
+        }
+      });
+    },
+    async close() {
+      if (client.status === 'end') return;
+      try {
+        if (client.status === 'ready') {
+          let timer: NodeJS.Timeout | undefined;
+          const gaveUp = new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+          await Promise.race([client.quit(), gaveUp]).finally(() => clearTimeout(timer));
+        }
+      } catch {
+        // Closing a broken connection: nothing left to do but drop it.
+      } finally {
+        client.disconnect();
+      }
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import type { ResourceKind, ResourceStore, StoredResource } from '../types.ts';
+import { lua } from './connection.ts';
+import type { RedisConnection } from './connection.ts';
+
+/** KEYS[1] = sequence; ARGV[1] = upTo. Raises the sequence to upTo, never lowers it. */
+const RESERVE = lua(`
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if current < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end
+return 1
+`);
+
+/** KEYS[1] = resource; ARGV = value read, value to write. Compare-and-set on the whole JSON. */
+const COMPARE_AND_SET = lua(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2])
+  return 1
+end
+return 0
+`);
+
+const MAX_UPDATE_ATTEMPTS = 1000;
+
+/** Throws the first error reply of a MULTI/EXEC, else returns the replies. */
+function execReplies(results: [Error | null, unknown][] | null): unknown[] {
+  if (results === null) throw new Error('transaction aborted');
+  for (const [error] of results) if (error) throw error;
+  return results.map(([, reply]) => reply);
+}
+const MGET_BATCH = 500;
+
+/**
+ * Resources in Redis: `<prefix>res:<kind>:<id>` holds the JSON, the sorted set `<prefix>idx:<kind>`
+ * (score = id) orders them for `list`, `<prefix>seq:<kind>` allocates ids with INCR (never reused).
+ * `update` is an optimistic compare-and-set loop, so concurrent updates never lose a write.
+ */
+export function createRedisResources(connection: RedisConnection, keyPrefix: string): ResourceStore {
+  const itemKey = (kind: ResourceKind, id: number): string => `${keyPrefix}res:${kind}:${id}`;
+  const indexKey = (kind: ResourceKind): string => `${keyPrefix}idx:${kind}`;
+  const sequenceKey = (kind: ResourceKind): string => `${keyPrefix}seq:${kind}`;
+  const parse = (raw: string | null | undefined): StoredResource | undefined => (raw == null ? undefined : (JSON.parse(raw) as StoredResource));
+
+  return {
+    async nextId(kind) {
+      return connection.run((c) => c.incr(sequenceKey(kind)));
+    },
+    async reserveIds(kind, upTo) {
+      await connection.script(RESERVE, [sequenceKey(kind)], [Math.floor(upTo)]);
+    },
+    async get(kind, id) {
+      return parse(await connection.run((c) => c.get(itemKey(kind, id))));
+    },
+    async list(kind) {
+      const ids = await connection.run((c) => c.zrange(indexKey(kind), '0', '-1'));
+      const found: StoredResource[] = [];
+      for (let start = 0; start < ids.length; start += MGET_BATCH) {
+        const keys = ids.slice(start, start + MGET_BATCH).map((id) => itemKey(kind, Number(id)));
+        const values = await connection.run((c) => c.mget(...keys));
+        for (const value of values) {
+          const resource = parse(value);
+          if (resource !== undefined) found.push(resource);
+        }
+      }
+      return found;
+    },
+    async put(kind, resource) {
+      const json = JSON.stringify(resource);
+      execReplies(await connection.run((c) => c.multi().set(itemKey(kind, resource.id), json).zadd(indexKey(kind), resource.id, String(resource.id)).exec()));
+    },
+    async delete(kind, id) {
+      const [deleted] = execReplies(await connection.run((c) => c.multi().del(itemKey(kind, id)).zrem(indexKey(kind), String(id)).exec()));
+      return Number(deleted) > 0;
+    },
+    async update(kind, id, change) {
+      const key = itemKey(kind, id);
+      for (let attempt = 0; attempt < MAX_UPDATE_ATTEMPTS; attempt += 1) {
+        const raw = await connection.run((c) => c.get(key));
+        if (raw === null) return undefined;
+        const next = change(JSON.parse(raw) as StoredResource);
+        if (next === undefined) return parse(raw);
+        const json = JSON.stringify({ ...next, id });
+        if ((await connection.script(COMPARE_AND_SET, [key], [raw, json])) === 1) return parse(json);
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, attempt + 1)));
+      }
+      throw new Error(`update of ${kind} ${id} kept conflicting after ${MAX_UPDATE_ATTEMPTS} attempts`);
+    },
+  };
+}
