@@ -1,0 +1,40 @@
+/**
+ * Runs one family of hostile requests against a server with fast-check (issue 8, item 1): every
+ * answer is checked by `problemViolation`, counted in a Tally, and a failure is shrunk to the
+ * smallest input that shows it.
+ */
+import fc from 'fast-check';
+import type { HostileRequest } from './hostile-inputs.ts';
+import { rawRequest } from './raw-http.ts';
+import { Tally } from './verdict.ts';
+
+/** Sends `runs` inputs of `arbitrary` to 127.0.0.1:`port`; resolves with the tally (throws on the first violation). */
+export async function runHostile(
+  name: string,
+  arbitrary: fc.Arbitrary<HostileRequest>,
+  port: number,
+  runs: number,
+  tally: Tally = new Tally(),
+): Promise<Tally> {
+  const details = await fc.check(
+    fc.asyncProperty(arbitrary, async (input) => {
+      const head = input.bytes.subarray(0, 5).toString('latin1') === 'HEAD ';
+      const response = await rawRequest(port, input.bytes, { timeoutMs: 5000, head });
+      const violation = tally.record(`${name}: ${input.label}`, response, { allowSuccess: input.allowSuccess, head });
+      if (violation !== undefined) throw new Error(`${input.label} → ${violation}: ${response.body.toString('utf8').slice(0, 300)}`);
+    }),
+    { numRuns: runs, interruptAfterTimeLimit: 20_000, markInterruptAsFailure: false },
+  );
+  if (details.failed) {
+    const [input] = details.counterexample ?? [];
+    const reason = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
+    throw new Error(`${name} failed (seed ${details.seed}, path ${details.counterexamplePath ?? '?'}), smallest input: ${input?.label ?? '?'}\n${reason}`);
+  }
+  return tally;
+}
+
+/** A plain request that must still succeed after a batch: the server keeps serving. */
+export async function stillServing(port: number): Promise<number> {
+  const response = await rawRequest(port, 'GET /users/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+  return response.status;
+}
