@@ -70,6 +70,12 @@ export interface StoredResource {
   [member: string]: unknown;
 }
 
+/**
+ * The member of a stored resource that records the idempotent request that created it
+ * (never rendered). Stores index it, so `findCreatedBy` is one lookup, not a scan.
+ */
+export const CREATED_BY = 'createdByRequest';
+
 /** Resource kinds the reference server keeps. */
 export type ResourceKind = 'users' | 'orders' | 'payments' | 'transfers' | 'authors' | 'posts' | 'comments';
 
@@ -81,8 +87,10 @@ export interface ResourceStore {
   get(kind: ResourceKind, id: number): Promise<StoredResource | undefined>;
   /** Every resource of `kind`, in ascending id order. Filtering, sorting and paging are the caller's. */
   list(kind: ResourceKind): Promise<StoredResource[]>;
-  /** Creates or overwrites. */
+  /** Creates or overwrites; a string `CREATED_BY` member is indexed for `findCreatedBy`. */
   put(kind: ResourceKind, resource: StoredResource): Promise<void>;
+  /** The resource of `kind` whose `CREATED_BY` member equals `marker`, if it still exists. */
+  findCreatedBy(kind: ResourceKind, marker: string): Promise<StoredResource | undefined>;
   /** Removes; resolves true when something was removed. */
   delete(kind: ResourceKind, id: number): Promise<boolean>;
   /**

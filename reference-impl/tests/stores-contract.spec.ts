@@ -1,4 +1,5 @@
 import { test, expect } from '@playwright/test';
+import { CREATED_BY } from '../stores/types.ts';
 import type { RateLimitPolicy, StoredResponse, Stores } from '../stores/types.ts';
 import { adapters, delay, firstTimeGone } from './stores-helpers.ts';
 
@@ -39,6 +40,20 @@ for (const adapter of adapters) {
         expect(await stores.resources.get('users', 1)).toBeUndefined();
         expect(await stores.resources.delete('users', 1)).toBe(false);
         expect(await stores.resources.list('users')).toEqual([]);
+      });
+
+      test('findCreatedBy finds a resource by its creation marker, per kind, and forgets it once deleted', async () => {
+        await stores.resources.put('payments', { id: 4, amount: 1, [CREATED_BY]: 'token:a:key-1 POST /payments abc' });
+        await stores.resources.put('payments', { id: 5, amount: 2 });
+        expect(await stores.resources.findCreatedBy('payments', 'token:a:key-1 POST /payments abc')).toEqual({
+          id: 4,
+          amount: 1,
+          [CREATED_BY]: 'token:a:key-1 POST /payments abc',
+        });
+        expect(await stores.resources.findCreatedBy('payments', 'token:a:key-2 POST /payments abc')).toBeUndefined();
+        expect(await stores.resources.findCreatedBy('orders', 'token:a:key-1 POST /payments abc')).toBeUndefined();
+        await stores.resources.delete('payments', 4);
+        expect(await stores.resources.findCreatedBy('payments', 'token:a:key-1 POST /payments abc')).toBeUndefined();
       });
 
       test('ids start at 1, increase per kind and are never reused, even after a delete', async () => {

@@ -1,3 +1,4 @@
+import { CREATED_BY } from '../types.ts';
 import type { ResourceKind, ResourceStore, StoredResource } from '../types.ts';
 import { jsonCopy } from './json-copy.ts';
 
@@ -8,6 +9,8 @@ import { jsonCopy } from './json-copy.ts';
 export function createMemoryResources(): ResourceStore {
   const tables = new Map<ResourceKind, Map<number, StoredResource>>();
   const sequences = new Map<ResourceKind, number>();
+  const markers = new Map<string, number>();
+  const markerKey = (kind: ResourceKind, marker: string): string => `${kind}\n${marker}`;
 
   function table(kind: ResourceKind): Map<number, StoredResource> {
     let found = tables.get(kind);
@@ -36,6 +39,12 @@ export function createMemoryResources(): ResourceStore {
     },
     async put(kind, resource) {
       table(kind).set(resource.id, jsonCopy(resource));
+      const marker = resource[CREATED_BY];
+      if (typeof marker === 'string') markers.set(markerKey(kind, marker), resource.id);
+    },
+    async findCreatedBy(kind, marker) {
+      const id = markers.get(markerKey(kind, marker));
+      return id === undefined ? undefined : this.get(kind, id);
     },
     async delete(kind, id) {
       return table(kind).delete(id);

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { CREATED_BY } from '../types.ts';
 import type { ResourceKind, ResourceStore, StoredResource } from '../types.ts';
 import { lua } from './connection.ts';
 import type { RedisConnection } from './connection.ts';
@@ -30,13 +32,16 @@ const MGET_BATCH = 500;
 
 /**
  * Resources in Redis: `<prefix>res:<kind>:<id>` holds the JSON, the sorted set `<prefix>idx:<kind>`
- * (score = id) orders them for `list`, `<prefix>seq:<kind>` allocates ids with INCR (never reused).
+ * (score = id) orders them for `list`, `<prefix>seq:<kind>` allocates ids with INCR (never reused),
+ * `<prefix>mark:<kind>:<sha256 of marker>` maps a creation marker (`CREATED_BY`) to its id.
  * `update` is an optimistic compare-and-set loop, so concurrent updates never lose a write.
  */
 export function createRedisResources(connection: RedisConnection, keyPrefix: string): ResourceStore {
   const itemKey = (kind: ResourceKind, id: number): string => `${keyPrefix}res:${kind}:${id}`;
   const indexKey = (kind: ResourceKind): string => `${keyPrefix}idx:${kind}`;
   const sequenceKey = (kind: ResourceKind): string => `${keyPrefix}seq:${kind}`;
+  const markerKey = (kind: ResourceKind, marker: string): string =>
+    `${keyPrefix}mark:${kind}:${createHash('sha256').update(marker).digest('hex')}`;
   const parse = (raw: string | null | undefined): StoredResource | undefined => (raw == null ? undefined : (JSON.parse(raw) as StoredResource));
 
   return {
@@ -64,7 +69,18 @@ export function createRedisResources(connection: RedisConnection, keyPrefix: str
     },
     async put(kind, resource) {
       const json = JSON.stringify(resource);
-      execReplies(await connection.run((c) => c.multi().set(itemKey(kind, resource.id), json).zadd(indexKey(kind), resource.id, String(resource.id)).exec()));
+      const marker = resource[CREATED_BY];
+      execReplies(
+        await connection.run((c) => {
+          const transaction = c.multi().set(itemKey(kind, resource.id), json).zadd(indexKey(kind), resource.id, String(resource.id));
+          if (typeof marker === 'string') transaction.set(markerKey(kind, marker), String(resource.id));
+          return transaction.exec();
+        }),
+      );
+    },
+    async findCreatedBy(kind, marker) {
+      const id = await connection.run((c) => c.get(markerKey(kind, marker)));
+      return id === null ? undefined : this.get(kind, Number(id));
     },
     async delete(kind, id) {
       const [deleted] = execReplies(await connection.run((c) => c.multi().del(itemKey(kind, id)).zrem(indexKey(kind), String(id)).exec()));

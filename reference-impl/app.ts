@@ -1,0 +1,55 @@
+/**
+ * The reference server's Koa application: `createApp({ config, stores })` builds it and never
+ * listens. Middleware order: errors → rate limit → head check → route check (404/405/OPTIONS) → auth → body →
+ * idempotency → fault injection → routers.
+ */
+import Koa from 'koa';
+import type { Config } from './config.ts';
+import type { AppState, Deps } from './context.ts';
+import { authenticate } from './middleware/auth.ts';
+import { parseBody } from './middleware/body.ts';
+import { errorHandler } from './middleware/errors.ts';
+import { headCheck } from './middleware/head.ts';
+import { faultInjection } from './middleware/fault-injection.ts';
+import { idempotency } from './middleware/idempotency.ts';
+import { rateLimit } from './middleware/rate-limit.ts';
+import { routeCheck } from './middleware/route.ts';
+import { accountRoutes } from './routes/account.ts';
+import { authorsRoutes } from './routes/authors.ts';
+import { ordersRoutes } from './routes/orders.ts';
+import { paymentsRoutes } from './routes/payments.ts';
+import { postsRoutes } from './routes/posts.ts';
+import { usersRoutes } from './routes/users.ts';
+import type { Stores } from './stores/types.ts';
+import { createTokenRegistry } from './tokens.ts';
+
+export interface AppOptions {
+  config: Config;
+  stores: Stores;
+  /** Where 5xx errors are logged; defaults to console.error. */
+  logError?: (error: unknown) => void;
+}
+
+/** Builds the Koa app of the reference server (issue 3, item 1). */
+export function createApp({ config, stores, logError }: AppOptions): Koa<AppState> {
+  const app = new Koa<AppState>({ proxy: false });
+  const deps: Deps = { config, stores };
+  const log = logError ?? ((error: unknown) => console.error('[reference-server] unhandled error:', error));
+  app.silent = true;
+  app.on('error', (error: unknown) => log(error));
+
+  app.use(errorHandler(config.storeUnavailableRetryAfterSeconds));
+  app.use(rateLimit(config, createTokenRegistry(config.tokens), stores.rateLimits));
+  app.use(headCheck());
+  app.use(routeCheck());
+  app.use(authenticate());
+  app.use(parseBody(config.bodyLimitBytes));
+  app.use(idempotency(config, stores.idempotency));
+  app.use(faultInjection(config.faultInjection));
+  for (const routes of [usersRoutes, ordersRoutes, paymentsRoutes, accountRoutes, authorsRoutes, postsRoutes]) {
+    app.use(routes(deps).routes());
+  }
+  return app;
+}
+
+export type { Config };

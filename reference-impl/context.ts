@@ -1,0 +1,51 @@
+/**
+ * What the middleware chain of the reference server shares through `ctx.state`, and the
+ * dependencies every route module receives.
+ */
+import type { ParameterizedContext } from 'koa';
+import type { Config } from './config.ts';
+import type { RouteMatch, Permission } from './route-table.ts';
+import type { Stores } from './stores/types.ts';
+
+/** The caller behind a known bearer token (D-AUTH). */
+export interface Principal {
+  userId: number;
+  permissions: readonly Permission[];
+  plan: string;
+  /** `token:<sha256 of the token>`: the caller's key for rate limits and idempotency. */
+  callerKey: string;
+}
+
+/** What the Authorization header said: nothing, something unusable, or a known token. */
+export type Identity =
+  | { kind: 'anonymous' }
+  | { kind: 'invalid' }
+  | { kind: 'token'; principal: Principal };
+
+export interface AppState {
+  identity: Identity;
+  route?: RouteMatch;
+  /** The raw request body (POST/PUT), for the idempotency fingerprint. */
+  rawBody?: Buffer;
+  /** The parsed JSON body; undefined when none was sent. */
+  body?: unknown;
+  /**
+   * Set while this request holds an Idempotency-Key claim: `<scoped key> <fingerprint>`. Resources
+   * created by the request carry it, so a retry whose result was never recorded finds them.
+   */
+  idempotencyMarker?: string;
+}
+
+export type AppContext = ParameterizedContext<AppState>;
+
+export interface Deps {
+  config: Config;
+  stores: Stores;
+}
+
+/** The authenticated principal of a route that requires a token (the auth middleware ran). */
+export function principalOf(ctx: AppContext): Principal {
+  const { identity } = ctx.state;
+  if (identity.kind !== 'token') throw new Error('route reached without an authenticated principal');
+  return identity.principal;
+}

@@ -1,0 +1,39 @@
+/**
+ * The one error middleware at the top of the chain (spec/decisions.md D-ERRORS): every thrown
+ * value becomes an `application/problem+json` document whose `status` equals the HTTP status
+ * and whose `instance` is the request path; unmatched requests become 404. It also stamps
+ * Cache-Control on every response (D-CACHE).
+ */
+import type { Next } from 'koa';
+import { cacheControlFor } from '../cache.ts';
+import type { AppContext } from '../context.ts';
+import { type HttpProblem, PROBLEM_CONTENT_TYPE, notFound, renderProblem, toHttpProblem } from '../problem.ts';
+
+/** Writes the problem document of `problem` into `ctx`. */
+export function respondWithProblem(ctx: AppContext, problem: HttpProblem): void {
+  const rendered = renderProblem(problem, ctx.path);
+  ctx.remove('Location');
+  ctx.status = rendered.status;
+  for (const [name, value] of Object.entries(rendered.headers)) ctx.set(name, value);
+  ctx.body = rendered.body;
+  ctx.type = PROBLEM_CONTENT_TYPE;
+}
+
+/**
+ * Catches everything below it. 5xx errors are emitted on the app (`app.on('error')` logs them);
+ * client errors are not. Nothing of a 5xx error's message or stack reaches the body.
+ */
+export function errorHandler(storeUnavailableRetryAfterSeconds: number) {
+  return async function errorMiddleware(ctx: AppContext, next: Next): Promise<void> {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) respondWithProblem(ctx, notFound());
+    } catch (error) {
+      const problem = toHttpProblem(error, storeUnavailableRetryAfterSeconds);
+      if (problem.status >= 500) ctx.app.emit('error', error, ctx);
+      respondWithProblem(ctx, problem);
+    } finally {
+      ctx.set('Cache-Control', cacheControlFor(ctx));
+    }
+  };
+}

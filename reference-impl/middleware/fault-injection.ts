@@ -1,0 +1,22 @@
+/**
+ * Fault injection for tests (development only; refused with NODE_ENV=production by config.ts):
+ * `X-Fault-Inject: 500` throws an error full of internals, `X-Fault-Inject: 503` a store failure,
+ * so tests prove the 500 body leaks nothing and the 503 carries Retry-After (D-ERRORS, D-STORE-DOWN).
+ */
+import type { Next } from 'koa';
+import type { AppContext } from '../context.ts';
+import { StoreUnavailableError } from '../stores/types.ts';
+
+/** Internals the injected 500 error carries; tests assert none of it reaches the response. */
+export const INJECTED_SECRET = 'SECRET-INTERNAL db=postgres://admin:hunter2@10.0.0.5/shop at /srv/app/handler.ts:42';
+
+/** The fault injection middleware; a no-op unless `enabled`. */
+export function faultInjection(enabled: boolean) {
+  return async function faultInjectionMiddleware(ctx: AppContext, next: Next): Promise<void> {
+    if (!enabled) return next();
+    const fault = ctx.get('X-Fault-Inject');
+    if (fault === '500') throw new Error(`Unhandled fault: ${INJECTED_SECRET}`);
+    if (fault === '503') throw new StoreUnavailableError(`store unreachable: ${INJECTED_SECRET}`);
+    return next();
+  };
+}

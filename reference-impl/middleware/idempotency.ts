@@ -1,0 +1,97 @@
+/**
+ * Idempotency-Key on every POST (spec/decisions.md D-IDEMPOTENCY,
+ * draft-ietf-httpapi-idempotency-key-header): the key is claimed atomically before the work,
+ * the result (status < 500) is stored and replayed, a different payload is 422, a request still
+ * running is 409.
+ */
+import { createHash } from 'node:crypto';
+import type { Next } from 'koa';
+import type { Config } from '../config.ts';
+import type { AppContext } from '../context.ts';
+import { HttpProblem, renderProblem, toHttpProblem } from '../problem.ts';
+import type { IdempotencyStore, StoredResponse } from '../stores/types.ts';
+
+const KEY_SYNTAX = /^[\x21-\x7e]{1,255}$/;
+
+/** The fingerprint of a request: method, path and the SHA-256 of the raw body. */
+export function fingerprintOf(method: string, path: string, rawBody: Buffer): string {
+  return `${method} ${path} ${createHash('sha256').update(rawBody).digest('hex')}`;
+}
+
+function storedFrom(ctx: AppContext): StoredResponse {
+  const headers: Record<string, string> = {};
+  const contentType = ctx.response.get('Content-Type');
+  const location = ctx.response.get('Location');
+  if (contentType) headers['content-type'] = contentType;
+  if (location) headers.location = location;
+  return { status: ctx.status, headers, body: ctx.body ?? null };
+}
+
+function replay(ctx: AppContext, stored: StoredResponse): void {
+  ctx.status = stored.status;
+  if (stored.body !== null && stored.body !== undefined) ctx.body = stored.body;
+  const contentType = stored.headers['content-type'];
+  if (contentType) ctx.type = contentType;
+  if (stored.headers.location) ctx.set('Location', stored.headers.location);
+  ctx.set('Idempotent-Replayed', 'true');
+}
+
+/** The idempotency middleware; runs after authentication and body parsing. */
+export function idempotency(config: Config, store: IdempotencyStore) {
+  const { ttlSeconds, lockSeconds } = config.idempotency;
+  return async function idempotencyMiddleware(ctx: AppContext, next: Next): Promise<void> {
+    const header = ctx.headers['idempotency-key'];
+    if (ctx.method !== 'POST' || header === undefined) return next();
+    if (typeof header !== 'string' || !KEY_SYNTAX.test(header)) {
+      throw new HttpProblem(400, {
+        type: 'invalid-idempotency-key',
+        title: 'Invalid Idempotency-Key',
+        detail: 'Idempotency-Key must be 1 to 255 printable ASCII characters without spaces.',
+      });
+    }
+    const identity = ctx.state.identity;
+    const caller = identity.kind === 'token' ? identity.principal.callerKey : `ip:${ctx.ip}`;
+    const key = `${caller}:${header}`;
+    const fingerprint = fingerprintOf(ctx.method, ctx.path, ctx.state.rawBody ?? Buffer.alloc(0));
+    const claim = await store.claim(key, fingerprint, lockSeconds);
+    if (claim.state === 'completed') return replay(ctx, claim.response);
+    if (claim.state === 'mismatch') {
+      throw new HttpProblem(422, {
+        type: 'idempotency-key-reused',
+        title: 'Idempotency-Key reused',
+        detail: 'This Idempotency-Key was used with a different request; use a new key.',
+      });
+    }
+    if (claim.state === 'in-flight') {
+      throw new HttpProblem(409, {
+        type: 'idempotency-key-in-flight',
+        title: 'Request in progress',
+        detail: 'A request with this Idempotency-Key is still being processed; retry later.',
+        headers: { 'Retry-After': '1' },
+      });
+    }
+    ctx.state.idempotencyMarker = `${key} ${fingerprint}`;
+    try {
+      await next();
+    } catch (error) {
+      const problem = toHttpProblem(error, config.storeUnavailableRetryAfterSeconds);
+      if (problem.status >= 500) {
+        await store.release(key, fingerprint).catch(() => undefined);
+      } else {
+        const rendered = renderProblem(problem, ctx.path);
+        const response: StoredResponse = {
+          status: rendered.status,
+          headers: { 'content-type': 'application/problem+json' },
+          body: rendered.body,
+        };
+        await store.complete(key, fingerprint, response, ttlSeconds);
+      }
+      throw error;
+    }
+    if (ctx.status >= 500) {
+      await store.release(key, fingerprint).catch(() => undefined);
+      return;
+    }
+    await store.complete(key, fingerprint, storedFrom(ctx), ttlSeconds);
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * Path and method check before routing (spec/decisions.md D-METHODS, D-PATHS): an unknown path is
+ * 404 for every method, a known path with another method is 405 with the exact `Allow`, and
+ * OPTIONS is 204 with `Allow`.
+ */
+import type { Next } from 'koa';
+import type { AppContext } from '../context.ts';
+import { HttpProblem, notFound } from '../problem.ts';
+import { matchRoute } from '../route-table.ts';
+
+/** Matches the request against the route table and stores the match in `ctx.state.route`. */
+export function routeCheck() {
+  return async function routeMiddleware(ctx: AppContext, next: Next): Promise<void> {
+    const match = matchRoute(ctx.path, ctx.method);
+    if (!match) throw notFound();
+    ctx.state.route = match;
+    if (ctx.method === 'OPTIONS') {
+      ctx.set('Allow', match.allow);
+      ctx.status = 204;
+      return;
+    }
+    if (!match.method) {
+      throw new HttpProblem(405, {
+        detail: `The method ${ctx.method} is not allowed on this path; allowed: ${match.allow}.`,
+        headers: { Allow: match.allow },
+      });
+    }
+    return next();
+  };
+}

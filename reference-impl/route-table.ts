@@ -1,0 +1,112 @@
+/**
+ * The paths and methods of the API (spec/decisions.md D-PATHS, D-METHODS, D-AUTH): which methods
+ * each path allows, who may call them, and whether they read a body. The router dispatches; this
+ * table decides 404, 405 + Allow and OPTIONS before it.
+ */
+export type Permission =
+  | 'users:write'
+  | 'orders:read'
+  | 'orders:write'
+  | 'payments:read'
+  | 'payments:write'
+  | 'posts:write';
+
+export const ALL_PERMISSIONS: readonly Permission[] = [
+  'users:write',
+  'orders:read',
+  'orders:write',
+  'payments:read',
+  'payments:write',
+  'posts:write',
+];
+
+/** `public`: no token needed; `authenticated`: any valid token; else the permission required. */
+export type Access = 'public' | 'authenticated' | Permission;
+
+/** `json`: a JSON object body is required; `empty`: no body, an empty body or `{}` (actions). */
+export type BodyKind = 'json' | 'empty';
+
+interface MethodSpec {
+  access: Access;
+  body?: BodyKind;
+}
+
+export interface RouteSpec {
+  /** D-PATHS notation: `/users/{id}`. */
+  pattern: string;
+  methods: Partial<Record<'GET' | 'POST' | 'PUT' | 'DELETE', MethodSpec>>;
+}
+
+const read = (access: Access): MethodSpec => ({ access });
+const write = (access: Access, body: BodyKind = 'json'): MethodSpec => ({ access, body });
+
+export const ROUTES: readonly RouteSpec[] = [
+  { pattern: '/users', methods: { GET: read('public'), POST: write('users:write') } },
+  {
+    pattern: '/users/{id}',
+    methods: { GET: read('public'), PUT: write('users:write'), DELETE: read('users:write') },
+  },
+  { pattern: '/users/{id}/orders', methods: { GET: read('orders:read') } },
+  { pattern: '/account', methods: { GET: read('authenticated') } },
+  { pattern: '/orders', methods: { GET: read('orders:read'), POST: write('orders:write') } },
+  { pattern: '/orders/{id}', methods: { GET: read('orders:read') } },
+  { pattern: '/orders/{id}/cancel', methods: { POST: write('orders:write', 'empty') } },
+  { pattern: '/orders/{id}/payment', methods: { POST: write('payments:write', 'empty') } },
+  { pattern: '/payments', methods: { GET: read('payments:read'), POST: write('payments:write') } },
+  { pattern: '/payments/{id}', methods: { GET: read('payments:read') } },
+  { pattern: '/transfers', methods: { GET: read('payments:read') } },
+  { pattern: '/transfers/{id}', methods: { GET: read('payments:read') } },
+  { pattern: '/authors', methods: { GET: read('public'), POST: write('posts:write') } },
+  { pattern: '/authors/{id}', methods: { GET: read('public'), DELETE: read('posts:write') } },
+  { pattern: '/posts', methods: { GET: read('public'), POST: write('posts:write') } },
+  { pattern: '/posts/{id}', methods: { GET: read('public'), DELETE: read('posts:write') } },
+  { pattern: '/posts/{id}/comments', methods: { GET: read('public'), POST: write('posts:write') } },
+  {
+    pattern: '/posts/{id}/comments/{commentId}',
+    methods: { GET: read('public'), DELETE: read('posts:write') },
+  },
+];
+
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'] as const;
+
+/** A path matched against the table. */
+export interface RouteMatch {
+  route: RouteSpec;
+  /** The `Allow` header value (RFC 9110 §10.2.1), in D-METHODS order. */
+  allow: string;
+  /** The spec of the request method, or undefined when the method is not allowed (or is OPTIONS). */
+  method: MethodSpec | undefined;
+}
+
+const CANONICAL_ID = '[1-9][0-9]{0,15}';
+
+const compiled = ROUTES.map((route) => ({
+  route,
+  regexp: new RegExp(`^${route.pattern.replace(/\{[A-Za-z]+\}/g, `(${CANONICAL_ID})`)}$`),
+  allow: allowedMethods(route).join(', '),
+}));
+
+/** The methods allowed on `route`: GET implies HEAD, OPTIONS everywhere (D-METHODS). */
+export function allowedMethods(route: RouteSpec): string[] {
+  const present = new Set<string>(Object.keys(route.methods));
+  if (present.has('GET')) present.add('HEAD');
+  present.add('OPTIONS');
+  return METHOD_ORDER.filter((method) => present.has(method));
+}
+
+/**
+ * Matches a request path (case-sensitive, no trailing slash, ids in canonical positive-integer
+ * form per D-IDS) and method; undefined when the path names no route.
+ */
+export function matchRoute(path: string, method: string): RouteMatch | undefined {
+  const entry = compiled.find((candidate) => candidate.regexp.test(path));
+  if (!entry) return undefined;
+  const lookup = method === 'HEAD' ? 'GET' : method;
+  const spec = (entry.route.methods as Record<string, MethodSpec | undefined>)[lookup];
+  return { route: entry.route, allow: entry.allow, method: Object.hasOwn(entry.route.methods, lookup) ? spec : undefined };
+}
+
+/** Turns a D-PATHS pattern into the @koa/router (path-to-regexp v8) form: `/users/:id`. */
+export function routerPath(pattern: string): string {
+  return pattern.replace(/\{([A-Za-z]+)\}/g, ':$1');
+}

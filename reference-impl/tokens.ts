@@ -1,0 +1,55 @@
+/**
+ * Bearer token lookup (spec/decisions.md D-AUTH, RFC 6750 §2.1): parses the Authorization header
+ * and finds the configured token in constant time.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { TokenConfig } from './config.ts';
+import type { Identity, Principal } from './context.ts';
+
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
+interface KnownToken {
+  digest: Buffer;
+  principal: Principal;
+}
+
+/** A lookup over the configured tokens: `identify(authorizationHeader)` → Identity. */
+export interface TokenRegistry {
+  identify(header: string | undefined): Identity;
+}
+
+/**
+ * Builds the registry. Each lookup compares the SHA-256 digest of the presented token with the
+ * digest of EVERY configured token using `timingSafeEqual`, without early exit (D-AUTH).
+ */
+export function createTokenRegistry(tokens: readonly TokenConfig[]): TokenRegistry {
+  const known: KnownToken[] = tokens.map((token) => {
+    const digest = sha256(token.token);
+    return {
+      digest,
+      principal: {
+        userId: token.userId,
+        permissions: [...token.permissions],
+        plan: token.plan,
+        callerKey: `token:${digest.toString('hex')}`,
+      },
+    };
+  });
+  return {
+    identify(header) {
+      if (header === undefined) return { kind: 'anonymous' };
+      const match = BEARER.exec(header);
+      if (!match?.[1]) return { kind: 'invalid' };
+      const presented = sha256(match[1]);
+      let found: Principal | undefined;
+      for (const candidate of known) {
+        if (timingSafeEqual(candidate.digest, presented) && found === undefined) found = candidate.principal;
+      }
+      return found ? { kind: 'token', principal: found } : { kind: 'invalid' };
+    },
+  };
+}
