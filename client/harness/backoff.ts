@@ -1,0 +1,86 @@
+/**
+ * Judging the exponential backoff with jitter (conventions document section 7, rule 5) from the
+ * measured waits between attempts.
+ */
+import { ID } from './requirements.ts';
+import { fail, lowerBound, ms, pass, skip, upperBound, waitAfter, attemptSummary } from './scenario-kit.ts';
+import type { Check, JitterSample, JudgeContext, ScenarioRun } from './scenario-kit.ts';
+
+/**
+ * BACKOFF-EXPONENTIAL: every measured wait after a failure without Retry-After lies in
+ * [2^k, 2^k + 1) seconds (scaled, with tolerance). Returns the jitter samples for BACKOFF-JITTER.
+ */
+export function backoffOf(run: ScenarioRun, ctx: JudgeContext): { check: Check; jitter: JitterSample[] } {
+  const title = `${run.scenario}: waits grow as 2^attempt seconds plus less than 1 second`;
+  const waits: number[] = [];
+  for (let k = 0; k + 1 < run.attempts.length; k += 1) {
+    const wait = waitAfter(run.attempts, k);
+    if (wait !== undefined) waits.push(wait);
+  }
+  if (waits.length === 0) return { check: skip(ID.exponential, title, `the client did not retry (attempts: ${attemptSummary(run.attempts)})`), jitter: [] };
+  const S = ctx.msPerSecond;
+  const bad: string[] = [];
+  const jitter: JitterSample[] = [];
+  waits.forEach((wait, k) => {
+    const min = 2 ** k * S;
+    const max = (2 ** k + 1) * S;
+    // The first wait of a run also holds the client's cold start (hundreds of ms on a loaded
+    // machine): only its minimum is judged.
+    const tooLong = k > 0 && wait >= upperBound(max, ctx.tolerance);
+    if (wait < lowerBound(min, ctx.tolerance) || tooLong) bad.push(`wait ${k} was ${ms(wait)}, expected [${ms(min)}, ${ms(max)})`);
+    jitter.push({ scenario: run.scenario, attempt: k, jitterSeconds: wait / S - 2 ** k });
+  });
+  const detail = `waits ${waits.map((w) => ms(w)).join(', ')}${bad.length > 0 ? `: ${bad.join('; ')}` : ''}`;
+  return { check: bad.length === 0 ? pass(ID.exponential, title, detail) : fail(ID.exponential, title, detail), jitter };
+}
+
+/** Sample standard deviation. */
+function standardDeviation(values: readonly number[]): number {
+  const mean = values.reduce((a, b) => a + b, 0) / values.length;
+  return Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / (values.length - 1));
+}
+
+/** Standard deviation (in seconds) below which the jitters count as constant. */
+export const MIN_JITTER_SD = 0.11;
+
+/** Fewest warm samples (waits after the second attempt on) the randomness check needs. */
+export const MIN_JITTER_SAMPLES = 6;
+
+/**
+ * CLIENT-BACKOFF-JITTER over every backoff wait of the certification: each jitter lies in [0, 1)
+ * second (with the tolerance; only ≥ 0 for the first wait of a run, which holds the cold start), and the jitters are not constant: the standard deviation of the
+ * jitters of waits after attempt 1 on is at least 0.11 s. A uniform jitter has 0.29 s; 10 uniform
+ * samples fall below 0.11 s with probability about 3e-4, while the measuring noise of a constant
+ * jitter stays below it at time scale 0.25 on a loaded machine. The first wait of each run is left
+ * out of that statistic: it includes the client's cold start (up to 150 ms measured under load).
+ */
+export function jitterChecks(samples: readonly JitterSample[], ctx: JudgeContext): Check[] {
+  const rangeTitle = 'backoff jitter lies in [0, 1) second';
+  const randomTitle = 'backoff jitter is random, not constant';
+  if (samples.length === 0) {
+    const why = 'no backoff wait was measured';
+    return [skip(ID.jitter, rangeTitle, why), skip(ID.jitter, randomTitle, why)];
+  }
+  const S = ctx.msPerSecond;
+  const outside = samples.filter((s) => {
+    const base = 2 ** s.attempt * S;
+    const low = (lowerBound(base, ctx.tolerance) - base) / S;
+    const high = (upperBound(base + S, ctx.tolerance) - base) / S;
+    return s.jitterSeconds < low || (s.attempt > 0 && s.jitterSeconds >= high);
+  });
+  const list = samples.map((s) => s.jitterSeconds.toFixed(2)).join(', ');
+  const warm = samples.filter((s) => s.attempt >= 1).map((s) => s.jitterSeconds);
+  const sd = warm.length >= 2 ? standardDeviation(warm) : 0;
+  const randomness =
+    warm.length < MIN_JITTER_SAMPLES
+      ? skip(ID.jitter, randomTitle, `only ${warm.length} waits after a second attempt were measured (${MIN_JITTER_SAMPLES} needed)`)
+      : sd >= MIN_JITTER_SD
+        ? pass(ID.jitter, randomTitle, `standard deviation ${sd.toFixed(3)} s over ${warm.length} jitters`)
+        : fail(ID.jitter, randomTitle, `the jitters look constant: standard deviation ${sd.toFixed(3)} s (< ${MIN_JITTER_SD} s) over ${warm.length} jitters (${warm.map((j) => j.toFixed(2)).join(', ')})`);
+  return [
+    outside.length === 0
+      ? pass(ID.jitter, rangeTitle, `jitters (s): ${list}`)
+      : fail(ID.jitter, rangeTitle, `jitters outside [0, 1) s: ${outside.map((s) => `${s.scenario} wait ${s.attempt}: ${s.jitterSeconds.toFixed(2)}`).join('; ')}`),
+    randomness,
+  ];
+}

@@ -1,0 +1,125 @@
+/**
+ * `http-api-conformance client-check`: certifies an HTTP client against the client requirements
+ * (conventions document sections 7 and 8.6) and writes `results.json`.
+ */
+import { resolve } from 'node:path';
+import { writeResults } from '../../conformance/report/results.ts';
+import { certifyClient } from './certify.ts';
+import { scenarioNames } from './scenarios.ts';
+
+const USAGE = `usage: http-api-conformance client-check --command "<cmd>" [options]
+
+Runs <cmd> (an adapter script around the client under test) once per scenario against a scripted
+server and judges the client requirements. See client/README.md.
+
+options:
+  --command "<cmd>"   adapter command, run through the shell (required)
+  --out DIR           where results.json is written (default conformance-results/client)
+  --time-scale N      seconds of the document per real second, 0 < N <= 1 (default 0.25; 1 = real time)
+  --scenario NAME     run only this scenario (repeatable), one of:
+                      ${scenarioNames().join(', ')}
+  --concurrency N     scenarios played at the same time, 1-8 (default 3)
+  --strict            SHOULD failures are fatal
+  --json              print results.json to stdout instead of the summary
+
+exit codes: 0 every MUST passed, 1 a MUST (or, with --strict, a SHOULD) failed, 2 unusable command or arguments`;
+
+export const DEFAULT_TIME_SCALE = 0.25;
+export const DEFAULT_CONCURRENCY = 3;
+
+interface Args {
+  command: string;
+  out: string;
+  timeScale: number;
+  concurrency: number;
+  scenarios: string[];
+  strict: boolean;
+  json: boolean;
+}
+
+function parseArgs(argv: string[]): Args | string {
+  const args: Args = { command: '', out: 'conformance-results/client', timeScale: DEFAULT_TIME_SCALE, concurrency: DEFAULT_CONCURRENCY, scenarios: [], strict: false, json: false };
+  const known = new Set(scenarioNames());
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
+    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const value = (): string | undefined => inline ?? argv[++i];
+    switch (flag) {
+      case '--command': {
+        const v = value();
+        if (!v) return '--command needs a value';
+        args.command = v;
+        break;
+      }
+      case '--out': {
+        const v = value();
+        if (!v) return '--out needs a value';
+        args.out = v;
+        break;
+      }
+      case '--time-scale': {
+        const v = Number(value());
+        if (!Number.isFinite(v) || v <= 0 || v > 1) return '--time-scale must be a number in (0, 1]';
+        args.timeScale = v;
+        break;
+      }
+      case '--concurrency': {
+        const v = Number(value());
+        if (!Number.isInteger(v) || v < 1 || v > 8) return '--concurrency must be an integer from 1 to 8';
+        args.concurrency = v;
+        break;
+      }
+      case '--scenario': {
+        const v = value();
+        if (!v || !known.has(v)) return `unknown scenario "${v ?? ''}" (known: ${[...known].join(', ')})`;
+        args.scenarios.push(v);
+        break;
+      }
+      case '--strict':
+        args.strict = true;
+        break;
+      case '--json':
+        args.json = true;
+        break;
+      default:
+        return `unknown option "${arg}"`;
+    }
+  }
+  if (args.command.trim() === '') return '--command is required';
+  return args;
+}
+
+/** Runs `client-check` with its arguments and resolves to the exit code (0, 1 or 2). */
+export async function clientCheckCommand(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(USAGE);
+    return 0;
+  }
+  const args = parseArgs(argv);
+  if (typeof args === 'string') {
+    console.error(`client-check: ${args}\n\n${USAGE}`);
+    return 2;
+  }
+  const log = args.json ? (line: string) => console.error(line) : (line: string) => console.log(`  ${line}`);
+  if (!args.json) console.log(`client-check: certifying "${args.command}" (time scale ${args.timeScale})`);
+  const certification = await certifyClient({ command: args.command, timeScale: args.timeScale, concurrency: args.concurrency, scenarios: args.scenarios, strict: args.strict, log });
+  if (certification.unusable) {
+    console.error(`client-check: ${certification.warnings.join('\n')}`);
+    return 2;
+  }
+  const { results } = certification;
+  const file = writeResults(resolve(args.out), results);
+  if (args.json) {
+    console.log(JSON.stringify(results, null, 2));
+  } else {
+    for (const r of results.requirements) {
+      const mark = { passed: 'pass', failed: 'FAIL', warning: 'warn', skipped: 'skip' }[r.outcome];
+      console.log(`${mark}  ${r.id} (${r.level})${r.reason && r.outcome !== 'passed' ? ` - ${r.reason}` : ''}`);
+    }
+    for (const w of certification.warnings) console.log(`warning: ${w}`);
+    const s = results.summary;
+    console.log(`\n${s.passed} passed, ${s.failed} failed, ${s.warning} warnings, ${s.skipped} skipped in ${(results.durationMs / 1000).toFixed(1)} s (time scale ${String(results.target.timeScale)})`);
+    console.log(`results: ${file}`);
+  }
+  return results.exitCode;
+}

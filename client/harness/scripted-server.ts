@@ -1,0 +1,147 @@
+/**
+ * The scripted server of the client harness: a node:http server on 127.0.0.1 (port 0) that answers
+ * each attempt as the scenario's script says and records every attempt with monotonic times.
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request received by the scripted server. */
+export interface AttemptRecord {
+  /** 0 for the first request of the run. */
+  index: number;
+  method: string;
+  /** Path and query of the request target. */
+  path: string;
+  /** Request headers, names in lower case. */
+  headers: Record<string, string>;
+  body: string;
+  /** performance.now() when the request head had arrived. */
+  arrivedAt: number;
+  /** Date.now() at arrival (for HTTP-date computations). */
+  wallClockAt: number;
+  /** performance.now() when the response was sent, the connection reset, or the client gave up. */
+  endedAt: number | undefined;
+  /** `responded`: a full response was sent; `reset`: the server destroyed the connection; `abandoned`: the client closed first. */
+  outcome: 'pending' | 'responded' | 'reset' | 'abandoned';
+  status: number | undefined;
+  /** Values the script chose for this attempt (e.g. the Retry-After it sent, in seconds). */
+  notes: Record<string, unknown>;
+}
+
+/** What the server does with one attempt. */
+export type Action =
+  | { kind: 'respond'; status: number; headers?: Record<string, string>; body?: unknown; delayMs?: number }
+  | { kind: 'reset' };
+
+/** Chooses the action for an attempt; may write into `attempt.notes`. */
+export type Script = (attempt: AttemptRecord, previous: readonly AttemptRecord[]) => Action;
+
+export interface ScriptedServer {
+  url: string;
+  attempts: AttemptRecord[];
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 64 * 1024;
+
+function headersOf(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function send(res: ServerResponse, attempt: AttemptRecord, action: Extract<Action, { kind: 'respond' }>): void {
+  if (res.destroyed || res.writableEnded) return;
+  const headers: Record<string, string> = { ...action.headers };
+  let payload = '';
+  if (action.body !== undefined) {
+    payload = JSON.stringify(action.body);
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+      headers['content-type'] = action.status >= 400 ? 'application/problem+json' : 'application/json';
+    }
+  }
+  res.on('finish', () => {
+    attempt.outcome = 'responded';
+    attempt.endedAt = performance.now();
+  });
+  res.writeHead(action.status, headers);
+  res.end(payload);
+}
+
+/** Starts a scripted server (127.0.0.1, free port) that plays `script` and records every attempt. */
+export async function startScriptedServer(script: Script): Promise<ScriptedServer> {
+  const attempts: AttemptRecord[] = [];
+  const timers = new Set<NodeJS.Timeout>();
+  const server = createServer((req, res) => {
+    const attempt: AttemptRecord = {
+      index: attempts.length,
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      headers: headersOf(req),
+      body: '',
+      arrivedAt: performance.now(),
+      wallClockAt: Date.now(),
+      endedAt: undefined,
+      outcome: 'pending',
+      status: undefined,
+      notes: {},
+    };
+    attempts.push(attempt);
+    res.on('close', () => {
+      if (attempt.outcome === 'pending') {
+        attempt.outcome = 'abandoned';
+        attempt.endedAt = performance.now();
+      }
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY) chunks.push(chunk);
+    });
+    req.on('end', () => {
+      attempt.body = Buffer.concat(chunks).toString('utf8');
+      let action: Action;
+      try {
+        action = script(attempt, attempts.slice(0, attempt.index));
+      } catch {
+        action = { kind: 'respond', status: 500, body: { type: 'about:blank', title: 'Internal Server Error', status: 500 } };
+      }
+      if (action.kind === 'reset') {
+        attempt.outcome = 'reset';
+        attempt.endedAt = performance.now();
+        req.socket.destroy();
+        return;
+      }
+      attempt.status = action.status;
+      if (action.delayMs && action.delayMs > 0) {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          send(res, attempt, action);
+        }, action.delayMs);
+        timers.add(timer);
+      } else {
+        send(res, attempt, action);
+      }
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    attempts,
+    close: async () => {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import { test, expect } from '@playwright/test';
+import { certifyFixture, failureReport, idsWith } from './support/certify.ts';
+import { loadClientRequirements } from '../harness/requirements.ts';
+
+test.describe.configure({ timeout: 240_000 });
+
+const fullRuns: [string, string[]][] = [
+  ['broken-retries-422.ts', ['CLIENT-NO-RETRY-400-422']],
+  ['broken-ignores-retry-after.ts', ['CLIENT-RETRY-AFTER']],
+  ['broken-new-key-per-retry.ts', ['CLIENT-IDEMPOTENCY-KEY-STABLE']],
+  ['broken-no-jitter.ts', ['CLIENT-BACKOFF-JITTER']],
+];
+
+for (const [file, expected] of fullRuns) {
+  test(`${file} fails exactly ${expected.join(', ')} over every scenario`, async () => {
+    const { results } = await certifyFixture(file);
+    expect(idsWith(results, 'failed'), failureReport(results)).toEqual(expected);
+    expect(idsWith(results, 'warning')).toEqual([]);
+    expect(results.exitCode).toBe(1);
+    expect(results.complete).toBe(true);
+    expect(results.requirements.map((r) => r.id).sort()).toEqual(loadClientRequirements().map((r) => r.id).sort());
+  });
+}
+
+const focusedRuns: [string, string[], string[]][] = [
+  ['broken-no-cap.ts', ['500-always', 'bad-request-400'], ['CLIENT-ATTEMPT-CAP']],
+  ['broken-ignores-ratelimit-remaining.ts', ['ratelimit-remaining-zero', 'retry-after-delta'], ['CLIENT-RATELIMIT-REMAINING-WAIT']],
+  ['broken-no-timeout.ts', ['slow-response', 'connection-reset'], ['CLIENT-TIMEOUT']],
+];
+
+for (const [file, scenarios, expected] of focusedRuns) {
+  test(`${file} fails exactly ${expected.join(', ')} on ${scenarios.join(' and ')}`, async () => {
+    const { results } = await certifyFixture(file, { scenarios });
+    expect(idsWith(results, 'failed'), failureReport(results)).toEqual(expected);
+    expect(results.exitCode).toBe(1);
+  });
+}
+
+test('a client that retries 404 and 409 gets a warning, and fails under --strict', async () => {
+  const scenarios = ['not-found-404', 'conflict-409'];
+  const lenient = await certifyFixture('broken-retries-404.ts', { scenarios });
+  expect(idsWith(lenient.results, 'warning')).toEqual(['CLIENT-NO-RETRY-OTHER-4XX']);
+  expect(idsWith(lenient.results, 'failed')).toEqual([]);
+  expect(lenient.results.exitCode).toBe(0);
+  const strict = await certifyFixture('broken-retries-404.ts', { scenarios, strict: true });
+  expect(idsWith(strict.results, 'failed')).toEqual(['CLIENT-NO-RETRY-OTHER-4XX']);
+  expect(strict.results.strict).toBe(true);
+  expect(strict.results.exitCode).toBe(1);
+});
+
+test('a client that rejects unknown members gets a warning, and fails under --strict', async () => {
+  const lenient = await certifyFixture('broken-rejects-unknown-members.ts', { scenarios: ['unknown-members', 'post-first-try'] });
+  expect(idsWith(lenient.results, 'warning'), failureReport(lenient.results)).toEqual(['CLIENT-IGNORE-UNKNOWN-MEMBERS']);
+  expect(idsWith(lenient.results, 'failed')).toEqual([]);
+  expect(lenient.runs.find((r) => r.scenario === 'unknown-members')?.adapter.output?.error).toMatch(/unexpected members: hacFutureMember/);
+  const strict = await certifyFixture('broken-rejects-unknown-members.ts', { scenarios: ['unknown-members'], strict: true });
+  expect(idsWith(strict.results, 'failed')).toEqual(['CLIENT-IGNORE-UNKNOWN-MEMBERS']);
+});

@@ -1,0 +1,123 @@
+import { test, expect } from '@playwright/test';
+import { jitterChecks, MIN_JITTER_SD } from '../harness/backoff.ts';
+import { loadClientRequirements } from '../harness/requirements.ts';
+import type { Requirement } from '../../spec/catalogue.ts';
+import { parseAdapterOutput } from '../harness/run-adapter.ts';
+import { DEFAULT_TOLERANCE } from '../harness/scenario-kit.ts';
+import type { JitterSample } from '../harness/scenario-kit.ts';
+import { bearerCheck, distinctKeysCheck } from '../harness/scenarios.ts';
+import { startScriptedServer } from '../harness/scripted-server.ts';
+
+const ctx = { msPerSecond: 250, tolerance: DEFAULT_TOLERANCE, token: 't' };
+const samples = (values: number[]): JitterSample[] => values.map((j, i) => ({ scenario: 's', attempt: 1 + (i % 3), jitterSeconds: j }));
+
+test.describe('jitter judgement', () => {
+  test('uniform jitters pass both checks', () => {
+    const checks = jitterChecks(samples([0.05, 0.93, 0.41, 0.66, 0.18, 0.77, 0.3, 0.55, 0.89, 0.12]), ctx);
+    expect(checks.map((c) => c.status)).toEqual(['passed', 'passed']);
+  });
+
+  test('a constant jitter with measuring noise fails the randomness check', () => {
+    const checks = jitterChecks(samples([0.02, 0.05, 0.03, 0.09, 0.01, 0.04, 0.02, 0.12, 0.03, 0.06]), ctx);
+    expect(checks.map((c) => c.status)).toEqual(['passed', 'failed']);
+    expect(checks[1]?.detail).toMatch(new RegExp(`< ${MIN_JITTER_SD} s`));
+  });
+
+  test('a jitter of 2 seconds is outside [0, 1)', () => {
+    const checks = jitterChecks(samples([0.1, 0.5, 2.2, 0.7, 0.3, 0.9]), ctx);
+    expect(checks[0]?.status).toBe('failed');
+    expect(checks[0]?.detail).toMatch(/2\.20/);
+  });
+
+  test('first waits do not count towards randomness, and too few samples skip it', () => {
+    const cold: JitterSample[] = [0.1, 0.9, 0.4, 0.7, 0.2, 0.6, 0.3].map((j) => ({ scenario: 's', attempt: 0, jitterSeconds: j }));
+    expect(jitterChecks(cold, ctx).map((c) => c.status)).toEqual(['passed', 'skipped']);
+    expect(jitterChecks([], ctx).map((c) => c.status)).toEqual(['skipped', 'skipped']);
+  });
+});
+
+test.describe('cross-run checks', () => {
+  const attempt = (headers: Record<string, string>) => ({ index: 0, method: 'GET', path: '/', headers, body: '', arrivedAt: 0, wallClockAt: 0, endedAt: 1, outcome: 'responded' as const, status: 200, notes: {} });
+  const adapter = { output: null, outputError: undefined, exitCode: 0, signal: null, killed: false, stderr: '', durationMs: 1 };
+
+  test('a missing or different bearer token fails', () => {
+    const run = { scenario: 'x', adapter, attempts: [attempt({ authorization: 'Bearer tok' }), { ...attempt({}), index: 1 }, { ...attempt({ authorization: 'Bearer other' }), index: 2 }] };
+    const check = bearerCheck(run, 'tok');
+    expect(check.status).toBe('failed');
+    expect(check.detail).toBe('attempts without it: #2 (absent), #3 (wrong value)');
+    expect(bearerCheck({ ...run, attempts: [attempt({ authorization: 'Bearer tok' })] }, 'tok').status).toBe('passed');
+  });
+
+  test('a key reused across operations fails', () => {
+    expect(distinctKeysCheck(['a', 'b', 'c']).status).toBe('passed');
+    expect(distinctKeysCheck(['a', 'b', 'a']).status).toBe('failed');
+    expect(distinctKeysCheck(['a', null]).status).toBe('skipped');
+  });
+});
+
+test.describe('adapter output', () => {
+  test('the last JSON line is read and header names are lower-cased', () => {
+    const { output } = parseAdapterOutput('log line\n{"status":422,"headers":{"Content-Type":"application/problem+json"},"problem":{"status":422},"error":null}\n\n');
+    expect(output).toEqual({ status: 422, headers: { 'content-type': 'application/problem+json' }, problem: { status: 422 }, error: null, body: undefined });
+  });
+
+  test('missing or malformed output is explained', () => {
+    expect(parseAdapterOutput('').error).toMatch(/printed nothing/);
+    expect(parseAdapterOutput('{"status":').error).toMatch(/not JSON/);
+    expect(parseAdapterOutput('[1,2]').error).toMatch(/not a JSON object/);
+  });
+});
+
+test.describe('scripted server', () => {
+  test('records responded, reset and abandoned attempts in order', async () => {
+    const server = await startScriptedServer((a) => {
+      if (a.index === 0) return { kind: 'respond', status: 503, headers: { 'retry-after': '1' }, body: { status: 503 } };
+      if (a.index === 1) return { kind: 'reset' };
+      return { kind: 'respond', status: 200, body: {}, delayMs: 5000 };
+    });
+    try {
+      const first = await fetch(`${server.url}/resource`, { headers: { authorization: 'Bearer x' } });
+      expect(first.status).toBe(503);
+      expect(first.headers.get('content-type')).toBe('application/problem+json');
+      await expect(fetch(`${server.url}/resource`)).rejects.toThrow();
+      await expect(fetch(`${server.url}/payments`, { method: 'POST', body: '{"a":1}', signal: AbortSignal.timeout(200) })).rejects.toThrow();
+      await expect.poll(() => server.attempts[2]?.outcome).toBe('abandoned');
+      expect(server.attempts.map((a) => a.outcome)).toEqual(['responded', 'reset', 'abandoned']);
+      expect(server.attempts[0]?.headers.authorization).toBe('Bearer x');
+      expect(server.attempts[2]).toMatchObject({ method: 'POST', path: '/payments', body: '{"a":1}' });
+      const held = (server.attempts[2]?.endedAt ?? 0) - (server.attempts[2]?.arrivedAt ?? 0);
+      expect(held).toBeGreaterThan(100);
+      expect(held).toBeLessThan(4000);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+test.describe('requirement levels', () => {
+  test('levels come from the catalogue, and IDs it lacks keep the fallback level', () => {
+    const base: Omit<Requirement, 'id' | 'level' | 'summary'> = { party: 'client', area: 'client', testable: 'client-harness', source: { section: '7', quote: 'q' }, references: [] };
+    const reqs = loadClientRequirements({
+      document: 'd',
+      requirements: [
+        { ...base, id: 'CLIENT-NO-RETRY-OTHER-4XX', level: 'MUST', summary: 'No retry on 4xx' },
+        { ...base, id: 'CLIENT-FUTURE-RULE', level: 'MAY', summary: 'Not judged yet' },
+        { ...base, id: 'CLIENT-REVIEWED', level: 'MUST', summary: 'Reviewed', testable: 'review' },
+        { ...base, id: 'SERVER-RULE', level: 'MUST', summary: 'Server', party: 'server' },
+      ],
+    });
+    expect(reqs.find((r) => r.id === 'CLIENT-NO-RETRY-OTHER-4XX')).toEqual({ id: 'CLIENT-NO-RETRY-OTHER-4XX', level: 'MUST', title: 'No retry on 4xx' });
+    expect(reqs.find((r) => r.id === 'CLIENT-FUTURE-RULE')?.level).toBe('MAY');
+    expect(reqs.find((r) => r.id === 'CLIENT-IGNORE-UNKNOWN-MEMBERS')?.level).toBe('SHOULD');
+    expect(reqs.find((r) => r.id === 'CLIENT-ATTEMPT-CAP')?.level).toBe('MUST');
+    expect(reqs.map((r) => r.id)).not.toContain('CLIENT-REVIEWED');
+    expect(reqs.map((r) => r.id)).not.toContain('SERVER-RULE');
+    expect(reqs).toHaveLength(16);
+  });
+
+  test('the real catalogue lists every ID the harness judges', () => {
+    const ids = loadClientRequirements().map((r) => r.id);
+    expect(ids).toHaveLength(15);
+    expect(ids).toContain('CLIENT-IGNORE-UNKNOWN-MEMBERS');
+  });
+});

@@ -1,0 +1,69 @@
+import { test, expect } from '@playwright/test';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RunResults } from '../../conformance/report/results.ts';
+import { certifyFixture, failureReport, fixtureCommand, idsWith, ROOT } from './support/certify.ts';
+
+test.describe.configure({ timeout: 240_000 });
+
+function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin/http-api-conformance.js'), 'client-check', ...args], { cwd: ROOT });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('the reference client passes every client requirement in under 60 s through the CLI', async () => {
+  const testInfo = test.info();
+  const out = mkdtempSync(join(tmpdir(), 'hac-client-check-'));
+  try {
+    const started = performance.now();
+    const { code, stdout } = await runCli(['--command', fixtureCommand('reference-client.ts'), '--out', out]);
+    const wall = performance.now() - started;
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as RunResults;
+    testInfo.annotations.push({ type: 'certification duration', description: `${results.durationMs} ms (CLI wall time ${Math.round(wall)} ms, time scale ${String(results.target.timeScale)})` });
+    expect(idsWith(results, 'failed'), failureReport(results)).toEqual([]);
+    expect(idsWith(results, 'warning'), failureReport(results)).toEqual([]);
+    expect(idsWith(results, 'skipped')).toEqual([]);
+    expect(results.requirements).toHaveLength(15);
+    expect(results).toMatchObject({ tool: 'http-api-conformance', kind: 'client', complete: true, exitCode: 0, strict: false });
+    expect(results.summary).toEqual({ passed: 15, failed: 0, warning: 0, skipped: 0 });
+    expect(code).toBe(0);
+    expect(stdout).toContain('15 passed, 0 failed');
+    expect(results.durationMs).toBeLessThan(60_000);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
+
+test('the plain fetch adapter fails the retry, cap, timeout and key rules and cannot be judged on waits', async () => {
+  const { results } = await certifyFixture('plain-fetch.mjs');
+  expect(idsWith(results, 'failed'), failureReport(results)).toEqual([
+    'CLIENT-ATTEMPT-CAP',
+    'CLIENT-IDEMPOTENCY-KEY-PER-OPERATION',
+    'CLIENT-RETRY-RETRYABLE',
+    'CLIENT-TIMEOUT',
+  ]);
+  expect(idsWith(results, 'skipped')).toEqual([
+    'CLIENT-BACKOFF-EXPONENTIAL',
+    'CLIENT-BACKOFF-JITTER',
+    'CLIENT-IDEMPOTENCY-KEY-STABLE',
+    'CLIENT-RATELIMIT-REMAINING-WAIT',
+    'CLIENT-RETRY-AFTER',
+  ]);
+  expect(idsWith(results, 'passed')).toEqual([
+    'CLIENT-BEARER-EVERY-REQUEST',
+    'CLIENT-IGNORE-UNKNOWN-MEMBERS',
+    'CLIENT-LINKS-FOLLOWED',
+    'CLIENT-NO-RETRY-400-422',
+    'CLIENT-NO-RETRY-OTHER-4XX',
+    'CLIENT-SURFACE-LAST-RESPONSE',
+  ]);
+  expect(results.exitCode).toBe(1);
+});

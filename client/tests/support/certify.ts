@@ -1,0 +1,33 @@
+/**
+ * Runs the client harness on an adapter of fixtures/clients/ for the certification tests.
+ */
+import { fileURLToPath } from 'node:url';
+import { certifyClient } from '../../harness/certify.ts';
+import type { Certification, CertifyOptions } from '../../harness/certify.ts';
+import type { RunResults } from '../../../conformance/report/results.ts';
+
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The shell command that runs the fixture adapter `file` (a .ts file runs through tsx). */
+export function fixtureCommand(file: string): string {
+  const path = fileURLToPath(new URL(`../../../fixtures/clients/${file}`, import.meta.url));
+  return file.endsWith('.ts') ? `node --import tsx ${path}` : `node ${path}`;
+}
+
+/** Certifies the fixture adapter `file` with the CLI's default time scale and concurrency unless overridden. */
+export function certifyFixture(file: string, options: Partial<CertifyOptions> = {}): Promise<Certification> {
+  return certifyClient({ command: fixtureCommand(file), timeScale: 0.25, concurrency: 3, cwd: ROOT, ...options });
+}
+
+/** IDs whose outcome is `outcome`, sorted. */
+export function idsWith(results: RunResults, outcome: 'passed' | 'failed' | 'warning' | 'skipped'): string[] {
+  return results.requirements.filter((r) => r.outcome === outcome).map((r) => r.id).sort();
+}
+
+/** A readable summary of the failures, for assertion messages. */
+export function failureReport(results: RunResults): string {
+  return results.requirements
+    .filter((r) => r.outcome === 'failed' || r.outcome === 'warning')
+    .map((r) => `${r.id}: ${r.reason ?? ''}`)
+    .join('\n');
+}
