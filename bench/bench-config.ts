@@ -1,0 +1,56 @@
+/**
+ * The reference-server configurations of the benchmarks: a token on a huge plan so the limiter
+ * admits everything in the throughput cells, a token whose plan has capacity 1 and almost no
+ * refill for the 429 cell, and per-run tokens for the exactness and refill phases.
+ */
+import type { StoreConfig } from '../reference-impl/config.ts';
+
+export const BENCH_TOKEN = 'bench-token-open';
+export const LIMITED_TOKEN = 'bench-token-limited';
+export const EXACT_TOKEN = 'bench-token-exact';
+export const REFILL_TOKEN = 'bench-token-refill';
+
+/** Limiter exactness (issue 7 item 2): capacity C, N concurrent requests, a negligible refill. */
+export const EXACTNESS = { capacity: 100, requests: 500, refillPerSecond: 0.001 } as const;
+/** Refill accuracy (issue 7 item 3): the configured rate and burst. */
+export const REFILL = { capacity: 5, refillPerSecond: 50 } as const;
+
+const ALL = ['users:write', 'orders:read', 'orders:write', 'payments:read', 'payments:write', 'posts:write'];
+const HUGE = { capacity: 1_000_000_000, refillPerSecond: 1_000_000_000 };
+
+/** A unique Redis key prefix for one benchmark run; its keys are deleted afterwards. */
+export function benchKeyPrefix(): string {
+  return `hac-bench:${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}:`;
+}
+
+/** The store configuration of a phase: memory, or Redis at `redisUrl` under `keyPrefix`. */
+export function storeConfig(kind: 'memory' | 'redis', redisUrl: string, keyPrefix: string): StoreConfig {
+  return kind === 'memory' ? { kind: 'memory' } : { kind: 'redis', url: redisUrl, keyPrefix, commandTimeoutMs: 5000 };
+}
+
+/**
+ * The partial configuration (merged over the defaults by resolveConfig) of every reference
+ * server the benchmarks start: port 0 on loopback, the bench tokens and plans, anonymous callers on
+ * the huge plan.
+ */
+export function benchConfig(store: StoreConfig): Record<string, unknown> {
+  return {
+    host: '127.0.0.1',
+    port: 0,
+    store,
+    tokens: [
+      { token: BENCH_TOKEN, userId: 1, permissions: ALL, plan: 'bench-open' },
+      { token: LIMITED_TOKEN, userId: 2, permissions: ALL, plan: 'bench-limited' },
+      { token: EXACT_TOKEN, userId: 3, permissions: ALL, plan: 'bench-exact' },
+      { token: REFILL_TOKEN, userId: 4, permissions: ALL, plan: 'bench-refill' },
+    ],
+    plans: {
+      'bench-open': HUGE,
+      'bench-anonymous': HUGE,
+      'bench-limited': { capacity: 1, refillPerSecond: 0.001 },
+      'bench-exact': { capacity: EXACTNESS.capacity, refillPerSecond: EXACTNESS.refillPerSecond },
+      'bench-refill': { capacity: REFILL.capacity, refillPerSecond: REFILL.refillPerSecond },
+    },
+    anonymousPlan: 'bench-anonymous',
+  };
+}

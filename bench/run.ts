@@ -1,0 +1,181 @@
+/**
+ * `npm run bench` (issue 7): throughput beside a bare Koa baseline, limiter exactness, refill
+ * accuracy, a CPU profile of the hot path and the conformance suite's run time; prints the tables
+ * with PASS/FAIL against the issue's targets, writes bench/results/<timestamp>.json and compares it
+ * with the previous results file.
+ */
+import { cpus, loadavg, platform } from 'node:os';
+import { parseArgs } from 'node:util';
+import { benchKeyPrefix } from './bench-config.ts';
+import { exactnessPhase } from './phases/limiter-exactness.ts';
+import { profilePhase } from './phases/profile.ts';
+import { refillPhase } from './phases/refill.ts';
+import { suiteTimePhase } from './phases/suite-time.ts';
+import { throughputPhase, ROUTES } from './phases/throughput.ts';
+import { deleteKeysWithPrefix, redisReachable } from './redis-keys.ts';
+import { compareRuns, loadPrevious, RESULTS_DIR, timestamp, writeRun } from './results.ts';
+import { formatComparison, formatRun } from './table.ts';
+import { exactnessVerdict, refillVerdict, suiteVerdict, throughputVerdict } from './targets.ts';
+import type { BenchRun, StoreKind } from './types.ts';
+
+const PHASES = ['throughput', 'exactness', 'refill', 'profile', 'suite'] as const;
+
+const USAGE = `usage: node --import tsx bench/run.ts [options]
+
+options:
+  --duration S       measured seconds per throughput cell and target (default 4)
+  --quick            short run: 2 s cells, 1 exactness trial, 3 s refill, smoke suite only
+  --phases LIST      comma-separated subset of ${PHASES.join(',')} (default: all)
+  --stores LIST      memory,redis (default both; redis is skipped when unreachable)
+  --redis-url URL    default redis://127.0.0.1:6379 (or HAC_REDIS_URL)
+  --connections N    autocannon connections (default 16)
+  --routes LIST      throughput routes to run, comma-separated names (default: all four)
+  --profile-route R  route to profile (default "GET /users/1"; one of the throughput routes)
+  --no-write         do not write bench/results/<timestamp>.json
+  --check            exit 1 when a figure misses its target
+  -h, --help`;
+
+function fail(message: string): never {
+  console.error(`bench: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+function positive(raw: string | undefined, name: string, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) fail(`${name} must be a positive number, got "${raw}"`);
+  return value;
+}
+
+const { values } = (() => {
+  try {
+    return parseArgs({
+      args: process.argv.slice(2),
+      strict: true,
+      options: {
+        duration: { type: 'string' },
+        quick: { type: 'boolean', default: false },
+        phases: { type: 'string' },
+        stores: { type: 'string' },
+        'redis-url': { type: 'string' },
+        connections: { type: 'string' },
+        'profile-route': { type: 'string' },
+        routes: { type: 'string' },
+        'no-write': { type: 'boolean', default: false },
+        check: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+})();
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+const quick = values.quick === true;
+const durationSeconds = positive(values.duration, '--duration', quick ? 2 : 4);
+const connections = Math.round(positive(values.connections, '--connections', 16));
+const phases = (values.phases ?? PHASES.join(',')).split(',').map((p) => p.trim());
+for (const phase of phases) if (!(PHASES as readonly string[]).includes(phase)) fail(`unknown phase "${phase}"`);
+const redisUrl = values['redis-url'] ?? process.env.HAC_REDIS_URL ?? 'redis://127.0.0.1:6379';
+let stores = (values.stores ?? 'memory,redis').split(',').map((s) => s.trim()) as StoreKind[];
+for (const store of stores) if (store !== 'memory' && store !== 'redis') fail(`unknown store "${store}"`);
+const profileRoute = values['profile-route'] ?? 'GET /users/1';
+if (!ROUTES.some((r) => r.name === profileRoute)) fail(`--profile-route must be one of ${ROUTES.map((r) => `"${r.name}"`).join(', ')}`);
+
+const routes = values.routes?.split(',').map((r) => r.trim());
+for (const route of routes ?? []) if (!ROUTES.some((r) => r.name === route)) fail(`unknown route "${route}"`);
+
+const log = (line: string): void => console.log(line);
+const notes: string[] = [];
+if (stores.includes('redis') && !(await redisReachable(redisUrl))) {
+  notes.push(`Redis at ${redisUrl} is unreachable: Redis cells skipped.`);
+  stores = stores.filter((s) => s !== 'redis');
+}
+const keyPrefix = benchKeyPrefix();
+const startedAt = new Date();
+const loadBefore = loadavg()[0] ?? 0;
+const run: BenchRun = {
+  startedAt: startedAt.toISOString(),
+  host: { node: process.version, cpus: cpus().length, platform: platform() },
+  options: { durationSeconds, warmupSeconds: quick ? 0.5 : 1, connections, quick, phases, stores },
+  serverMode: 'child-process',
+  throughput: [],
+  exactness: [],
+  refill: [],
+  suite: [],
+  notes,
+};
+
+let cleaned = false;
+async function cleanRedis(): Promise<void> {
+  if (cleaned || !stores.includes('redis')) return;
+  cleaned = true;
+  const deleted = await deleteKeysWithPrefix(redisUrl, keyPrefix).catch(() => -1);
+  if (deleted < 0) notes.push(`could not delete the Redis keys under ${keyPrefix}`);
+}
+process.once('SIGINT', () => {
+  void cleanRedis().finally(() => process.exit(130));
+});
+
+console.log(`bench: ${quick ? 'quick' : 'full'} run, ${durationSeconds} s per cell, ${connections} connections, stores ${stores.join('+')}; servers in child processes; load average ${loadBefore.toFixed(2)} on ${run.host.cpus} CPUs`);
+try {
+  if (phases.includes('throughput')) {
+    log('\n[1/5] throughput and latency');
+    run.throughput = await throughputPhase({ stores, redisUrl, keyPrefix, durationSeconds, warmupSeconds: run.options.warmupSeconds, connections, rounds: quick ? 2 : 4, ...(routes ? { routes } : {}), log });
+  }
+  if (phases.includes('exactness')) {
+    log('\n[2/5] limiter exactness');
+    run.exactness = await exactnessPhase({ stores, redisUrl, keyPrefix, trials: quick ? 1 : 3, log });
+  }
+  if (phases.includes('refill')) {
+    log('\n[3/5] refill accuracy');
+    run.refill = await refillPhase({ stores, redisUrl, keyPrefix, durationSeconds: quick ? 3 : 5, concurrency: 16, log });
+  }
+  if (phases.includes('profile')) {
+    log(`\n[4/5] CPU profile (memory store, ${profileRoute})`);
+    run.profile = await profilePhase({
+      route: profileRoute,
+      store: 'memory',
+      redisUrl,
+      keyPrefix,
+      durationSeconds,
+      connections,
+      keepAs: `${RESULTS_DIR}${timestamp(startedAt)}.cpuprofile.json`,
+      log,
+    });
+  }
+  if (phases.includes('suite')) {
+    log('\n[5/5] conformance suite run time');
+    run.suite = await suiteTimePhase({ timeoutMs: 5 * 60_000, only: quick ? ['smoke'] : ['full', 'smoke'], log });
+  }
+} finally {
+  await cleanRedis();
+}
+
+const loadAfter = loadavg()[0] ?? 0;
+if (Math.max(loadBefore, loadAfter) > run.host.cpus) {
+  notes.push(`the machine was busy (load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after, on ${run.host.cpus} CPUs): absolute figures are low; ratios are measured in alternating rounds.`);
+}
+console.log(`\n${formatRun(run)}`);
+for (const note of notes) console.log(`\nnote: ${note}`);
+
+const previous = loadPrevious();
+if (previous) {
+  const comparisons = compareRuns(previous.run, run);
+  if (comparisons.length > 0) console.log(`\n${formatComparison(previous.file, comparisons)}`);
+}
+if (!values['no-write']) console.log(`\nresults: ${writeRun(run)}`);
+
+const verdicts = [
+  ...run.throughput.map(throughputVerdict),
+  ...run.exactness.map(exactnessVerdict),
+  ...run.refill.map(refillVerdict),
+  ...run.suite.map(suiteVerdict),
+];
+const failed = verdicts.filter((v) => v === 'FAIL').length;
+console.log(`\n${verdicts.length - failed} of ${verdicts.length} figures meet their target${failed > 0 ? `; ${failed} FAIL` : ''}`);
+process.exitCode = values.check && failed > 0 ? 1 : 0;

@@ -1,0 +1,51 @@
+/**
+ * Child-process entry of a server under test (run with `node --import tsx bench/serve-target.ts
+ * '<spec json>'`), so that the load generator and the server do not share one event loop. It tells
+ * the parent `{ type: 'ready', url }` over IPC, counts the Redis commands the server sends (asked
+ * with `{ type: 'stats' }`, reset with `{ type: 'reset-stats' }`), answers `{ type: 'mark' }` with its monotonic clock in µs (the
+ * clock of V8 CPU profiles) and the CPU time it has used, and closes and exits on
+ * `{ type: 'close' }` or when the parent goes away (so `--cpu-prof` profiles are written).
+ */
+import { Redis } from 'ioredis';
+import { startBaseline } from './baseline-server.ts';
+import type { TargetSpec } from './target.ts';
+import { resolveConfig } from '../reference-impl/config.ts';
+import { startServer } from '../reference-impl/server.ts';
+
+let commands: Record<string, number> = {};
+const original = Redis.prototype.sendCommand;
+Redis.prototype.sendCommand = function counted(this: Redis, ...args: Parameters<Redis['sendCommand']>) {
+  const name = args[0]?.name ?? '?';
+  commands[name] = (commands[name] ?? 0) + 1;
+  return original.apply(this, args);
+};
+
+async function start(spec: TargetSpec): Promise<{ url: string; close(): Promise<void> }> {
+  if (spec.kind === 'baseline') return startBaseline();
+  const config = resolveConfig(spec.config);
+  return startServer({ config, logError: () => undefined });
+}
+
+const spec = JSON.parse(process.argv[2] ?? '{}') as TargetSpec;
+const server = await start(spec);
+let closing = false;
+const shutdown = async (): Promise<void> => {
+  if (closing) return;
+  closing = true;
+  await server.close().catch(() => undefined);
+  process.exit(0);
+};
+process.on('message', (message: { type?: string }) => {
+  if (message.type === 'close') void shutdown();
+  else if (message.type === 'reset-stats') {
+    commands = {};
+    process.send?.({ type: 'reset-stats' });
+  }
+  else if (message.type === 'mark') {
+    const cpu = process.cpuUsage();
+    process.send?.({ type: 'mark', at: Number(process.hrtime.bigint() / 1000n), cpuMicros: cpu.user + cpu.system });
+  }
+  else if (message.type === 'stats') process.send?.({ type: 'stats', commands });
+});
+process.on('disconnect', () => void shutdown());
+process.send?.({ type: 'ready', url: server.url });

@@ -1,0 +1,124 @@
+/** Plain-text tables of a benchmark run, each figure beside its target and verdict. */
+import type { Comparison } from './results.ts';
+import { cpuVerdict, exactnessVerdict, refillVerdict, suiteVerdict, SUITE_MAX_MS, REFILL_MAX_ERROR, throughputVerdict } from './targets.ts';
+import type { BenchRun } from './types.ts';
+
+/** Lays out rows as aligned columns with a header rule. */
+export function formatTable(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]): string => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+const fixed = (n: number, digits = 0): string => n.toFixed(digits);
+const percent = (n: number): string => `${(n * 100).toFixed(2)} %`;
+
+/** Every table of the run, in phase order. */
+export function formatRun(run: BenchRun): string {
+  const parts: string[] = [];
+  if (run.throughput.length > 0) {
+    parts.push(
+      'Throughput and latency (reference vs bare Koa, same run)',
+      formatTable(
+        ['store', 'route', 'ref req/s', 'p50 ms', 'p99 ms', 'base req/s', 'p50 ms', 'p99 ms', 'ratio', 'target', 'verdict', 'CPU µs/req ref/base', 'CPU ratio', 'CPU verdict', 'redis cmds/req'],
+        run.throughput.map((c) => [
+          c.store,
+          c.route,
+          fixed(c.reference.requestsPerSecond),
+          fixed(c.reference.p50Ms),
+          fixed(c.reference.p99Ms),
+          fixed(c.baseline.requestsPerSecond),
+          fixed(c.baseline.p50Ms),
+          fixed(c.baseline.p99Ms),
+          fixed(c.ratio, 2),
+          c.target > 0 ? `>= ${fixed(c.target, 1)}` : '-',
+          throughputVerdict(c) + (c.expectedShare < 0.99 ? ` (${percent(c.expectedShare)} ${c.expectedStatus})` : ''),
+          `${c.cpuMicrosPerRequest.reference}/${c.cpuMicrosPerRequest.baseline}`,
+          fixed(c.cpuRatio, 2),
+          cpuVerdict(c),
+          c.redisCommandsPerRequest ? fixed(c.redisCommandsPerRequest.total ?? 0, 2) : '-',
+        ]),
+      ),
+    );
+  }
+  if (run.exactness.length > 0) {
+    parts.push(
+      'Limiter exactness (concurrent requests on a fresh bucket)',
+      formatTable(
+        ['store', 'instances', 'requests', 'capacity', 'admitted', '429', 'other', 'ms', 'verdict'],
+        run.exactness.map((r) => [r.store, String(r.instances), String(r.requests), String(r.capacity), String(r.admitted), String(r.rejected), String(r.other), String(r.elapsedMs), exactnessVerdict(r)]),
+      ),
+    );
+  }
+  if (run.refill.length > 0) {
+    parts.push(
+      'Refill accuracy (steady pressure)',
+      formatTable(
+        ['store', 'configured/s', 'seconds', 'sent', 'admitted', 'lost ms', 'max gap', 'by count/s', 'error', 'by fit/s', 'error', 'target', 'verdict'],
+        run.refill.map((r) => [
+          r.store,
+          fixed(r.configuredPerSecond),
+          fixed(r.durationMs / 1000, 1),
+          String(r.sent),
+          String(r.admitted),
+          String(r.lostMs),
+          String(r.maxGapMs),
+          fixed(r.countRatePerSecond, 2),
+          percent(r.countError),
+          fixed(r.fitRatePerSecond, 2),
+          percent(r.fitError),
+          `<= ${percent(REFILL_MAX_ERROR)}`,
+          refillVerdict(r),
+        ]),
+      ),
+    );
+  }
+  if (run.suite.length > 0) {
+    parts.push(
+      'Conformance suite run time (embedded reference server)',
+      formatTable(
+        ['run', 'wall s', 'CPU s', 'target', 'exit', 'tests', 'verdict'],
+        run.suite.map((r) => [
+          r.name,
+          fixed(r.wallMs / 1000, 1),
+          r.cpuMs !== undefined ? fixed(r.cpuMs / 1000, 1) : '-',
+          SUITE_MAX_MS[r.name] !== undefined ? `< ${fixed((SUITE_MAX_MS[r.name] ?? 0) / 1000)} s` : '-',
+          String(r.exitCode),
+          r.summary,
+          suiteVerdict(r),
+        ]),
+      ),
+    );
+  }
+  if (run.profile) {
+    const p = run.profile;
+    parts.push(
+      `CPU profile of the reference server (${p.store}, ${p.route}; ${p.totalMs} ms sampled busy; ${p.requests} requests, ${p.cpuMicrosPerRequest} µs process CPU each, profiler included; ${p.file})`,
+      `by area: ${Object.entries(p.byArea)
+        .slice(0, 8)
+        .map(([area, share]) => `${area} ${percent(share)}`)
+        .join(', ')}`,
+      formatTable(
+        ['self %', 'self ms', 'function', 'location'],
+        p.topFrames.map((f) => [percent(f.selfShare), fixed(f.selfMs, 1), f.functionName, f.location]),
+      ),
+      'reference-impl frames by inclusive time (synchronous stacks)',
+      formatTable(
+        ['incl %', 'incl ms', 'function', 'location'],
+        p.projectInclusive.slice(0, 10).map((f) => [percent(f.selfShare), fixed(f.selfMs, 1), f.functionName, f.location]),
+      ),
+    );
+  }
+  return parts.join('\n\n');
+}
+
+/** The change of every shared headline figure since the previous run. */
+export function formatComparison(file: string, comparisons: Comparison[]): string {
+  return [
+    `Compared with ${file}`,
+    formatTable(
+      ['figure', 'previous', 'now', 'change'],
+      comparisons.map((c) => [c.figure, String(c.previous), String(c.current), `${c.change >= 0 ? '+' : ''}${(c.change * 100).toFixed(1)} %`]),
+    ),
+  ].join('\n');
+}

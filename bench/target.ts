@@ -1,0 +1,88 @@
+/**
+ * Servers under test in child processes (bench/serve-target.ts): the reference server with a
+ * given configuration, or the bare Koa baseline. The load generator runs in this process.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export type TargetSpec = { kind: 'baseline' } | { kind: 'reference'; config: Record<string, unknown> };
+
+export interface Target {
+  url: string;
+  /** Redis commands sent by the server since the last reset, by command name. */
+  redisCommands(): Promise<Record<string, number>>;
+  resetRedisCommands(): Promise<void>;
+  /** The child's monotonic clock in µs (the time base of its CPU profile) and CPU time used in µs. */
+  mark(): Promise<{ at: number; cpuMicros: number }>;
+  close(): Promise<void>;
+}
+
+export interface TargetOptions {
+  /** Write a V8 CPU profile of the child into this folder (`--cpu-prof`). */
+  cpuProfDir?: string;
+  /** How long to wait for the child to listen. */
+  startTimeoutMs?: number;
+}
+
+/** Sends `{ type }` to the child and resolves with its reply of the same type. */
+interface ChildReply {
+  type?: string;
+  commands?: Record<string, number>;
+  at?: number;
+  cpuMicros?: number;
+}
+
+function ask(child: ChildProcess, type: string): Promise<ChildReply> {
+  return new Promise((answer) => {
+    const onReply = (reply: ChildReply): void => {
+      if (reply.type !== type) return;
+      child.off('message', onReply);
+      answer(reply);
+    };
+    child.on('message', onReply);
+    child.send({ type });
+  });
+}
+
+const ENTRY = fileURLToPath(new URL('./serve-target.ts', import.meta.url));
+
+/** Forks a server under test and resolves once it listens on a free loopback port. */
+export function startTarget(spec: TargetSpec, options: TargetOptions = {}): Promise<Target> {
+  const execArgv = ['--import', 'tsx'];
+  if (options.cpuProfDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`);
+  const child = fork(ENTRY, [JSON.stringify(spec)], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise<Target>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server under test did not start within ${options.startTimeoutMs ?? 20_000} ms`));
+    }, options.startTimeoutMs ?? 20_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server under test exited with code ${code} before listening`));
+    });
+    child.on('message', (message: { type?: string; url?: string }) => {
+      if (message.type !== 'ready' || typeof message.url !== 'string') return;
+      clearTimeout(timer);
+      resolve({
+        url: message.url,
+        redisCommands: async () => (await ask(child, 'stats')).commands ?? {},
+        mark: async () => {
+          const reply = await ask(child, 'mark');
+          return { at: reply.at ?? 0, cpuMicros: reply.cpuMicros ?? 0 };
+        },
+        resetRedisCommands: async () => {
+          await ask(child, 'reset-stats');
+        },
+        async close() {
+          if (child.exitCode === null && child.signalCode === null) {
+            child.send({ type: 'close' });
+            const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+            await exited;
+            clearTimeout(killer);
+          }
+        },
+      });
+    });
+  });
+}

@@ -1,0 +1,46 @@
+/** The targets of issue 7, and the PASS/FAIL verdict of each figure against them. */
+import type { ExactnessResult, RefillResult, SuiteTimeResult, ThroughputCell } from './types.ts';
+
+/** Minimum reference/baseline throughput ratio per route (issue 7, Targets); none for the 404. */
+export const THROUGHPUT_TARGETS: Record<string, number> = {
+  'GET /users/1': 0.7,
+  'POST /payments': 0.5,
+  '429 (rate-limited)': 0.8,
+};
+export const REFILL_MAX_ERROR = 0.05;
+export const SUITE_MAX_MS: Record<string, number> = { full: 30_000, smoke: 5_000 };
+/** A throughput cell only counts when at least this share of responses had the expected status. */
+export const MIN_EXPECTED_SHARE = 0.99;
+
+export type Verdict = 'PASS' | 'FAIL' | 'n/a';
+
+/** Throughput: the ratio meets the route's target and the responses were the expected ones. */
+export function throughputVerdict(cell: ThroughputCell): Verdict {
+  if (cell.expectedShare < MIN_EXPECTED_SHARE || cell.reference.errors > 0) return 'FAIL';
+  if (!(cell.route in THROUGHPUT_TARGETS)) return 'n/a';
+  return cell.ratio >= cell.target ? 'PASS' : 'FAIL';
+}
+
+/** The same target applied to the CPU-cost ratio, a figure that a busy machine disturbs less. */
+export function cpuVerdict(cell: ThroughputCell): Verdict {
+  if (!(cell.route in THROUGHPUT_TARGETS) || cell.cpuRatio === 0) return 'n/a';
+  return cell.cpuRatio >= cell.target ? 'PASS' : 'FAIL';
+}
+
+/** Exactness: admitted equals capacity and every other request was a 429. */
+export function exactnessVerdict(result: ExactnessResult): Verdict {
+  return result.admitted === result.capacity && result.other === 0 ? 'PASS' : 'FAIL';
+}
+
+/** Refill: relative error of the fitted admitted rate within 5 %. */
+export function refillVerdict(result: RefillResult): Verdict {
+  return Math.abs(result.fitError) <= REFILL_MAX_ERROR && Math.abs(result.countError) <= REFILL_MAX_ERROR ? 'PASS' : 'FAIL';
+}
+
+/** Suite time: under its budget; a run that did not finish (signal, spawn failure) fails. */
+export function suiteVerdict(result: SuiteTimeResult): Verdict {
+  const budget = SUITE_MAX_MS[result.name];
+  if (budget === undefined) return 'n/a';
+  if (result.exitCode === null || result.exitCode > 1) return 'FAIL';
+  return result.wallMs < budget ? 'PASS' : 'FAIL';
+}

@@ -1,0 +1,96 @@
+/** The shapes of one benchmark run, as written to bench/results/<timestamp>.json. */
+import type { LoadStats } from './load.ts';
+
+export type StoreKind = 'memory' | 'redis';
+
+export interface ThroughputCell {
+  store: StoreKind;
+  route: string;
+  expectedStatus: number;
+  reference: LoadStats;
+  baseline: LoadStats;
+  /** reference req/s divided by baseline req/s. */
+  ratio: number;
+  /** CPU time (user + system) of each server process per request sent, in µs. */
+  cpuMicrosPerRequest: { reference: number; baseline: number };
+  /** baseline CPU per request divided by the reference's: the throughput ratio both would reach on a CPU of their own. */
+  cpuRatio: number;
+  /** Share of the reference's responses that had the expected status. */
+  expectedShare: number;
+  target: number;
+  /** Redis commands the reference server sent per request during the measurement, by name and `total`. */
+  redisCommandsPerRequest?: Record<string, number>;
+}
+
+export interface ExactnessResult {
+  store: StoreKind;
+  instances: number;
+  capacity: number;
+  requests: number;
+  admitted: number;
+  rejected: number;
+  other: number;
+  elapsedMs: number;
+}
+
+export interface RefillResult {
+  store: StoreKind;
+  capacity: number;
+  configuredPerSecond: number;
+  durationMs: number;
+  sent: number;
+  admitted: number;
+  /** Time removed from the axis because no request took a token for longer than the fill time. */
+  lostMs: number;
+  maxGapMs: number;
+  /** (admitted - capacity) / elapsed seconds, over the time the pressure held. */
+  countRatePerSecond: number;
+  /** Least-squares slope of the admitted responses after the burst. */
+  fitRatePerSecond: number;
+  countError: number;
+  fitError: number;
+}
+
+export interface SuiteTimeResult {
+  name: string;
+  args: string[];
+  wallMs: number;
+  /** User + system CPU time of the whole process tree (GNU time), when available. */
+  cpuMs?: number;
+  exitCode: number | null;
+  summary: string;
+}
+
+export interface ProfileFrame {
+  functionName: string;
+  location: string;
+  selfMs: number;
+  selfShare: number;
+}
+
+export interface ProfileResult {
+  route: string;
+  store: StoreKind;
+  /** Requests answered in the profiled window, and the server process's CPU time per request (profiling included). */
+  requests: number;
+  cpuMicrosPerRequest: number;
+  totalMs: number;
+  topFrames: ProfileFrame[];
+  /** reference-impl frames by inclusive time (synchronous stacks only: time after an await is not attributed). */
+  projectInclusive: ProfileFrame[];
+  byArea: Record<string, number>;
+  file: string;
+}
+
+export interface BenchRun {
+  startedAt: string;
+  host: { node: string; cpus: number; platform: string };
+  options: { durationSeconds: number; warmupSeconds: number; connections: number; quick: boolean; phases: string[]; stores: StoreKind[] };
+  serverMode: 'child-process';
+  throughput: ThroughputCell[];
+  exactness: ExactnessResult[];
+  refill: RefillResult[];
+  suite: SuiteTimeResult[];
+  profile?: ProfileResult;
+  notes: string[];
+}
