@@ -1,0 +1,100 @@
+/**
+ * Command-line options of `http-api-conformance run` (issue 4 item 5), parsed with node:util.
+ */
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+export const REPORTERS = ['list', 'html', 'junit', 'json'] as const;
+export type ReporterName = (typeof REPORTERS)[number];
+
+export interface RunOptions {
+  targets: string[];
+  profile?: string;
+  grep?: string;
+  strict: boolean;
+  reporter: ReporterName;
+  out: string;
+  help: boolean;
+}
+
+export const RUN_USAGE = `usage: http-api-conformance run [options]
+
+Runs the conformance suite against a target and writes results.json.
+
+options:
+  --target URL        base URL of the target (repeatable; two or more turn on the statelessness checks);
+                      overrides the profile's baseUrls. Without --target and without a base URL in the
+                      profile, the embedded reference server is started on a free port and tested.
+  --profile FILE      target profile (JSON, spec/schemas/target-profile.schema.json);
+                      default: fixtures/profiles/reference.json
+  --grep ID|TAG       run only the tests of a requirement ID (STATUS-404-UNKNOWN-ROUTE) or a group tag (@generic)
+  --strict            a failed SHOULD fails the run too
+  --reporter NAME     list (default) | html | junit | json, written into --out
+  --out DIR           output directory (default: conformance-results)
+  -h, --help          print this message
+
+environment: HAC_REDIS_URL (embedded server: two instances on this Redis when it answers),
+HAC_EMBEDDED=memory (one embedded instance on the memory store), HAC_WORKERS, HAC_GLOBAL_TIMEOUT (ms), HAC_RUNS.
+
+exit codes: 0 every MUST passed (and every SHOULD with --strict), 1 a requirement failed or the run
+did not finish, 2 unusable options or profile, or an unreachable target.`;
+
+/** A usage error: the message is printed and the command exits 2. */
+export class UsageError extends Error {}
+
+/** Parses the arguments after `run`; throws UsageError on unknown or malformed options. */
+export function parseRunOptions(args: string[], cwd: string = process.cwd()): RunOptions {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        target: { type: 'string', multiple: true },
+        profile: { type: 'string' },
+        grep: { type: 'string' },
+        strict: { type: 'boolean', default: false },
+        reporter: { type: 'string', default: 'list' },
+        out: { type: 'string', default: 'conformance-results' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const reporter = values.reporter ?? 'list';
+  if (!(REPORTERS as readonly string[]).includes(reporter)) {
+    throw new UsageError(`--reporter must be one of ${REPORTERS.join(', ')} (got "${reporter}")`);
+  }
+  const targets = values.target ?? [];
+  for (const target of targets) {
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      throw new UsageError(`--target "${target}" is not a URL`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--target "${target}" must be an http(s) URL`);
+  }
+  if (values.grep !== undefined && values.grep.trim() === '') throw new UsageError('--grep needs an ID or a tag');
+  return {
+    targets,
+    ...(values.profile !== undefined ? { profile: resolve(cwd, values.profile) } : {}),
+    ...(values.grep !== undefined ? { grep: values.grep.trim() } : {}),
+    strict: values.strict ?? false,
+    reporter: reporter as ReporterName,
+    out: resolve(cwd, values.out ?? 'conformance-results'),
+    help: values.help ?? false,
+  };
+}
+
+/**
+ * The Playwright `--grep` pattern for a requirement ID or tag: an exact tag match, so
+ * `STATUS-404` does not select `STATUS-404-UNKNOWN-ROUTE`; any other text is used as given.
+ */
+export function grepPattern(selection: string): string {
+  const tag = selection.startsWith('@') ? selection.slice(1) : selection;
+  if (/^[A-Za-z][A-Za-z0-9-]*$/.test(tag)) return `@${tag}(?![A-Za-z0-9-])`;
+  return selection;
+}

@@ -1,0 +1,58 @@
+/**
+ * Runs the conformance suite in a child Playwright process (the package's own @playwright/test
+ * CLI, started with the current Node), with the environment the suite and the reporter read.
+ */
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const SUITE_CONFIG = join(PACKAGE_ROOT, 'conformance', 'playwright.config.ts');
+
+export interface SuiteRun {
+  /** The resolved profile written for the run, and the file the user gave. */
+  profilePath: string;
+  profileSource: string;
+  outDir: string;
+  strict: boolean;
+  reporter: string;
+  /** The user's selection (ID or tag) and the Playwright pattern built from it. */
+  grep?: { selection: string; pattern: string };
+}
+
+/** Path of the Playwright test CLI this package depends on. */
+function playwrightCli(): string {
+  const require = createRequire(import.meta.url);
+  return join(dirname(require.resolve('@playwright/test/package.json')), 'cli.js');
+}
+
+/** Spawns `playwright test` for the suite and resolves with its exit code (the CLI does not use it for the verdict). */
+export function runSuite(run: SuiteRun): Promise<number> {
+  const args = [playwrightCli(), 'test', '-c', SUITE_CONFIG];
+  if (run.grep) args.push('--grep', run.grep.pattern);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HAC_PROFILE: run.profilePath,
+    HAC_PROFILE_SOURCE: run.profileSource,
+    HAC_OUT: run.outDir,
+    HAC_STRICT: run.strict ? '1' : '0',
+    HAC_REPORTER: run.reporter,
+  };
+  if (run.grep) env.HAC_GREP = run.grep.selection;
+  else delete env.HAC_GREP;
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: PACKAGE_ROOT, env, stdio: 'inherit' });
+    const forward = (signal: NodeJS.Signals): void => {
+      child.kill(signal);
+    };
+    process.on('SIGINT', forward);
+    process.on('SIGTERM', forward);
+    child.on('error', () => resolve(1));
+    child.on('exit', (code, signal) => {
+      process.off('SIGINT', forward);
+      process.off('SIGTERM', forward);
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
+}

@@ -1,0 +1,183 @@
+/**
+ * `http-api-conformance run` (issue 4 item 5): resolves the target profile, starts the embedded
+ * reference server when no target is given, probes every target, runs the suite in Playwright and
+ * derives the exit code from results.json: 0 every MUST passed (and every SHOULD with --strict),
+ * 1 a requirement failed or the run did not finish, 2 unusable options, profile or target.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { summarize, writeResults } from '../report/results.ts';
+import type { RunResults } from '../report/results.ts';
+import type { EmbeddedTarget } from '../target/embedded.ts';
+import { formatSummary } from '../report/summary-table.ts';
+import { grepPattern, parseRunOptions, RUN_USAGE, UsageError } from './options.ts';
+import type { RunOptions } from './options.ts';
+import { runSuite } from './playwright-process.ts';
+import { probeTargets } from './probe.ts';
+import { DEFAULT_PROFILE, hasBaseUrls, ProfileError, readProfile, validateProfile, withTargets } from './profile.ts';
+import type { ProfileDocument } from './profile.ts';
+import type { TargetProfile } from '../target/profile.ts';
+
+type Embedded = EmbeddedTarget;
+
+/** Whether something accepts TCP connections at `url`'s host and port within `timeoutMs`. */
+function tcpReachable(url: string, timeoutMs = 500): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port || 6379) });
+    const done = (ok: boolean): void => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/**
+ * Starts the embedded reference server (conformance/target/embedded.ts), loaded only when needed:
+ * two instances sharing Redis when Redis answers, so the multi-target checks run too (issue 4
+ * item 6), else one instance on the memory store. `HAC_EMBEDDED=memory` forces the latter.
+ */
+async function startEmbedded(): Promise<Embedded> {
+  const { startEmbeddedTarget } = await import('../target/embedded.ts');
+  const redisUrl = process.env.HAC_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  if (process.env.HAC_EMBEDDED !== 'memory' && (await tcpReachable(redisUrl))) {
+    console.log(`embedded reference server: two instances sharing Redis at ${redisUrl}`);
+    return startEmbeddedTarget({ instances: 2, store: 'redis', redisUrl });
+  }
+  console.log('embedded reference server: one instance on the memory store (no Redis: the multi-target checks are skipped)');
+  return startEmbeddedTarget({ instances: 1, store: 'memory' });
+}
+
+/** results.json of a run that could not start: never a success. */
+function notRun(options: RunOptions, target: Record<string, unknown>, errors: string[], started: Date): RunResults {
+  const finished = new Date();
+  return {
+    tool: 'http-api-conformance',
+    version: (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version,
+    kind: 'server',
+    target,
+    startedAt: started.toISOString(),
+    finishedAt: finished.toISOString(),
+    durationMs: finished.getTime() - started.getTime(),
+    strict: options.strict,
+    complete: false,
+    summary: summarize([]),
+    requirements: [],
+    exitCode: 2,
+    errors,
+  };
+}
+
+/** Reads the results.json the reporter wrote, or undefined when there is none. */
+function readResults(file: string): RunResults | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as RunResults;
+  } catch {
+    return undefined;
+  }
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** Runs the `run` sub-command with `args` and resolves with the process exit code. */
+export async function runCommand(args: string[]): Promise<number> {
+  const started = new Date();
+  let options: RunOptions;
+  try {
+    options = parseRunOptions(args);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`http-api-conformance run: ${error.message}\n\n${RUN_USAGE}`);
+    return 2;
+  }
+  if (options.help) {
+    console.log(RUN_USAGE);
+    return 0;
+  }
+  mkdirSync(options.out, { recursive: true });
+  const resultsFile = join(options.out, 'results.json');
+  rmSync(resultsFile, { force: true });
+  const fail = (message: string, target: Record<string, unknown> = {}): number => {
+    console.error(`http-api-conformance run: ${message}`);
+    writeResults(options.out, notRun(options, target, [message], started));
+    console.error(`results: ${resultsFile} (incomplete, exit 2)`);
+    return 2;
+  };
+
+  const profileSource = options.profile ?? DEFAULT_PROFILE;
+  let profile: ProfileDocument;
+  try {
+    profile = withTargets(readProfile(profileSource), options.targets);
+  } catch (error) {
+    if (error instanceof ProfileError) return fail(error.message);
+    throw error;
+  }
+  // No target at all: the embedded reference server (issue 4 item 5), with the default profile's
+  // base URL only when the user named neither a target nor a profile.
+  const useEmbedded = options.targets.length === 0 && (options.profile === undefined || !hasBaseUrls(profile));
+
+  let embedded: Embedded | undefined;
+  try {
+    if (useEmbedded) {
+      console.log('no --target: starting the embedded reference server');
+      try {
+        embedded = await startEmbedded();
+      } catch (error) {
+        return fail(`cannot start the embedded reference server: ${(error as Error).message}`);
+      }
+      profile = options.profile === undefined ? { ...embedded.profile } : { ...profile, baseUrls: embedded.profile.baseUrls };
+    }
+    let valid: TargetProfile;
+    try {
+      valid = validateProfile(profile, profileSource);
+    } catch (error) {
+      if (error instanceof ProfileError) return fail(error.message, { profile: profileSource });
+      throw error;
+    }
+    const baseUrls = valid.baseUrls;
+    const target = { name: valid.name, baseUrls, profile: profileSource };
+
+    const probePath = valid.collections[0]?.path ?? '/';
+    const probes = await probeTargets(baseUrls, probePath, 5000);
+    const down = probes.filter((p) => !p.ok);
+    if (down.length > 0) {
+      return fail(`target unreachable:\n${down.map((p) => `  ${p.url}: ${p.problem}`).join('\n')}`, target);
+    }
+    console.log(`target${baseUrls.length > 1 ? 's' : ''}: ${baseUrls.join(', ')} (profile "${valid.name}")`);
+
+    const { $schema: _schema, ...resolved } = valid;
+    const profilePath = join(options.out, 'profile.json');
+    writeFileSync(profilePath, `${JSON.stringify(resolved, null, 2)}\n`);
+    const suiteStarted = performance.now();
+    await runSuite({
+      profilePath,
+      profileSource,
+      outDir: options.out,
+      strict: options.strict,
+      reporter: options.reporter,
+      ...(options.grep ? { grep: { selection: options.grep, pattern: grepPattern(options.grep) } } : {}),
+    });
+    const suiteMs = performance.now() - suiteStarted;
+
+    const results = readResults(resultsFile);
+    if (!results) {
+      console.error('http-api-conformance run: the suite wrote no results.json: the run did not finish');
+      writeResults(options.out, { ...notRun(options, target, ['the suite wrote no results'], started), exitCode: 1 });
+      return 1;
+    }
+    console.log(`\n${formatSummary(results)}\n`);
+    const verdict = results.exitCode === 0 ? 'PASS' : results.complete ? 'FAIL' : 'FAIL (incomplete run)';
+    console.log(`${verdict}: ${results.summary.passed} passed, ${results.summary.failed} failed, ${results.summary.warning} warning, ${results.summary.skipped} skipped`);
+    console.log(`results: ${resultsFile}`);
+    console.log(`duration: suite ${seconds(suiteMs)}, total ${seconds(Date.now() - started.getTime())}`);
+    return results.exitCode;
+  } finally {
+    await embedded?.close();
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * Playwright reporter of the conformance suite: groups the tests by the requirement IDs they declare
+ * and writes `results.json` (conformance/report/results.ts) with an outcome for every server
+ * requirement of the catalogue. The CLI's exit code comes from this file, not from Playwright's.
+ *
+ * Settings come from the options of the reporter entry or from the environment the CLI sets:
+ * `HAC_OUT` (directory, default `conformance-results`), `HAC_STRICT` (`1`: SHOULD failures fail),
+ * `HAC_PROFILE` (the resolved target profile), `HAC_GREP` (the test selection).
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { FullConfig, FullResult, Reporter, Suite, TestError } from '@playwright/test/reporter';
+import { serverCatalogue } from './catalogue-view.ts';
+import { requirementResults } from './requirement-outcomes.ts';
+import { exitCodeFor, summarize, writeResults } from './results.ts';
+import type { RunResults, TestRecord } from './results.ts';
+import { recordOf, requirementIdsOf, stripAnsi } from './test-record.ts';
+
+export interface RequirementsReporterOptions {
+  outDir?: string;
+  strict?: boolean;
+  profile?: string;
+  grep?: string;
+  /** Another catalogue file (tests of the reporter itself). */
+  catalogue?: string;
+}
+
+const PACKAGE_JSON = new URL('../../package.json', import.meta.url);
+
+/** The suite version: package.json `version`. */
+function suiteVersion(): string {
+  const pkg = JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { version?: string };
+  return pkg.version ?? '0.0.0';
+}
+
+/** What was tested, from the resolved profile file (`HAC_PROFILE_SOURCE`: the file the user gave). */
+function targetOf(profilePath: string | undefined): Record<string, unknown> {
+  if (!profilePath) return { embedded: true };
+  const source = process.env.HAC_PROFILE_SOURCE ?? profilePath;
+  try {
+    const profile = JSON.parse(readFileSync(profilePath, 'utf8')) as { name?: unknown; baseUrls?: unknown };
+    return { name: profile.name, baseUrls: profile.baseUrls, profile: source, resolvedProfile: profilePath };
+  } catch {
+    return { profile: source, resolvedProfile: profilePath };
+  }
+}
+
+/** Writes results.json at the end of a conformance run (issue 4 items 1 and 5). */
+export default class RequirementsReporter implements Reporter {
+  private readonly options: Required<Pick<RequirementsReporterOptions, 'outDir' | 'strict'>> & RequirementsReporterOptions;
+  private suite: Suite | undefined;
+  private started = new Date();
+  private readonly errors: string[] = [];
+
+  constructor(options: RequirementsReporterOptions = {}) {
+    const grep = options.grep ?? process.env.HAC_GREP;
+    this.options = {
+      ...options,
+      outDir: resolve(options.outDir ?? process.env.HAC_OUT ?? 'conformance-results'),
+      strict: options.strict ?? process.env.HAC_STRICT === '1',
+      profile: options.profile ?? process.env.HAC_PROFILE,
+      ...(grep ? { grep } : {}),
+    };
+  }
+
+  printsToStdio(): boolean {
+    return false;
+  }
+
+  onBegin(_config: FullConfig, suite: Suite): void {
+    this.suite = suite;
+    this.started = new Date();
+  }
+
+  onError(error: TestError): void {
+    this.errors.push(stripAnsi(error.message ?? error.value ?? 'unknown error').split('\n')[0] ?? 'unknown error');
+  }
+
+  onEnd(result: FullResult): void {
+    const finished = new Date();
+    const testsById = new Map<string, TestRecord[]>();
+    let notRun = 0;
+    let interrupted = 0;
+    for (const test of this.suite?.allTests() ?? []) {
+      let record = recordOf(test, process.cwd());
+      if (!record) {
+        notRun += 1;
+        record = { title: test.title, status: 'skipped', durationMs: 0, reason: 'did not run: the run ended early' };
+      }
+      if (record.status === 'interrupted') interrupted += 1;
+      for (const id of requirementIdsOf(test, test.results.at(-1))) {
+        const list = testsById.get(id) ?? [];
+        list.push(record);
+        testsById.set(id, list);
+      }
+    }
+    const errors = [...this.errors];
+    if (result.status === 'interrupted' || result.status === 'timedout') errors.push(`the run ended early: ${result.status}`);
+    if (notRun > 0) errors.push(`${notRun} test(s) did not run`);
+    if (interrupted > 0) errors.push(`${interrupted} test(s) were interrupted`);
+    const complete = errors.length === 0;
+
+    const catalogue = serverCatalogue(this.options.catalogue);
+    const known = new Set(catalogue.map((r) => r.id));
+    const requirements = requirementResults(catalogue, testsById, { strict: this.options.strict, ...(this.options.grep ? { grep: this.options.grep } : {}) });
+    const results: RunResults = {
+      tool: 'http-api-conformance',
+      version: suiteVersion(),
+      kind: 'server',
+      target: targetOf(this.options.profile),
+      startedAt: this.started.toISOString(),
+      finishedAt: finished.toISOString(),
+      durationMs: finished.getTime() - this.started.getTime(),
+      strict: this.options.strict,
+      complete,
+      summary: summarize(requirements),
+      requirements,
+      exitCode: exitCodeFor(requirements, complete),
+    };
+    if (this.options.grep) results.grep = this.options.grep;
+    if (errors.length > 0) results.errors = errors;
+    const unknown = [...testsById.keys()].filter((id) => !known.has(id));
+    if (unknown.length > 0) results.unknownIds = unknown.sort();
+    writeResults(this.options.outDir, results);
+  }
+}

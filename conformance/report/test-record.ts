@@ -1,0 +1,71 @@
+/**
+ * Turns one Playwright test (and its last result) into the requirement IDs it declares and the
+ * `TestRecord` that results.json keeps for it.
+ */
+import { relative } from 'node:path';
+import type { TestCase, TestResult } from '@playwright/test/reporter';
+import { REQUIREMENT_ID } from './catalogue-view.ts';
+import type { TestRecord } from './results.ts';
+
+/**
+ * The requirement IDs a test declares: `requirement` annotations (static, or added while it ran)
+ * and `@ID` tags (shared design).
+ */
+export function requirementIdsOf(test: Pick<TestCase, 'annotations' | 'tags'>, result?: Pick<TestResult, 'annotations'>): string[] {
+  const ids = new Set<string>();
+  for (const a of [...test.annotations, ...(result?.annotations ?? [])]) {
+    if (a.type === 'requirement' && a.description) ids.add(a.description.trim());
+  }
+  for (const tag of test.tags) {
+    const id = tag.replace(/^@/, '');
+    if (REQUIREMENT_ID.test(id)) ids.add(id);
+  }
+  return [...ids];
+}
+
+/** The reason given to `test.skip(condition, reason)` (static or at run time), when any. */
+export function skipReasonOf(test: Pick<TestCase, 'annotations'>, result: Pick<TestResult, 'annotations'> | undefined): string | undefined {
+  const all = [...(result?.annotations ?? []), ...test.annotations];
+  const skip = all.find((a) => (a.type === 'skip' || a.type === 'fixme') && a.description);
+  return skip?.description;
+}
+
+/** `text` without ANSI colour sequences. */
+export function stripAnsi(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\u001b\[[0-9;]*m/g, '');
+}
+
+/** The first lines of a failure message, without ANSI colours. */
+export function errorSummary(result: Pick<TestResult, 'errors'>): string | undefined {
+  const first = result.errors[0];
+  const text = first?.message ?? first?.value;
+  if (!text) return undefined;
+  const plain = stripAnsi(text);
+  return plain.split('\n').filter((l) => l.trim() !== '').slice(0, 4).join('\n');
+}
+
+/**
+ * The record of a test from its last attempt. `undefined` when the test never ran (no result at
+ * all): the run is then incomplete.
+ */
+export function recordOf(test: TestCase, rootDir: string): TestRecord | undefined {
+  const result = test.results.at(-1);
+  if (!result) return undefined;
+  const record: TestRecord = {
+    // titlePath: root, project, file, describes…, title.
+    title: test.titlePath().slice(3).join(' › ') || test.title,
+    location: `${relative(rootDir, test.location.file)}:${test.location.line}`,
+    // `test.fail()` tests that failed as declared, and retried tests that passed, count as passed.
+    status: result.status !== 'skipped' && (test.outcome() === 'expected' || test.outcome() === 'flaky') ? 'passed' : result.status,
+    durationMs: result.duration,
+  };
+  if (result.status === 'skipped') {
+    const reason = skipReasonOf(test, result);
+    if (reason) record.reason = reason;
+  } else if (record.status !== 'passed') {
+    const error = errorSummary(result);
+    if (error) record.error = error;
+  }
+  return record;
+}

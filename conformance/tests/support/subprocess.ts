@@ -1,0 +1,56 @@
+/**
+ * Runs a command of this package as a child process for the suite's own tests: the CLI
+ * (`bin/http-api-conformance.js`) or the Playwright test runner, with its output, exit code and
+ * measured wall time.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export const CLI = join(PACKAGE_ROOT, 'bin', 'http-api-conformance.js');
+export const PLAYWRIGHT = join(PACKAGE_ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
+
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  elapsedMs: number;
+}
+
+/** A fresh output directory under the system temp dir. */
+export function tempOut(label: string): string {
+  return mkdtempSync(join(tmpdir(), `hac-${label}-`));
+}
+
+/** Runs `node <args>` in the package root; kills its process group after `killAfterMs` (the result then has code null). */
+export function runNode(args: string[], env: NodeJS.ProcessEnv = {}, killAfterMs = 120_000): Promise<Finished> {
+  const started = performance.now();
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, FORCE_COLOR: '0' };
+  // The parent Playwright run's own settings must not leak into the child run.
+  for (const name of ['TEST_WORKER_INDEX', 'TEST_PARALLEL_INDEX', 'PW_TS_ESM_LOADER_ON', 'PLAYWRIGHT_JSON_OUTPUT_NAME']) delete childEnv[name];
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete childEnv[name];
+  return new Promise((resolve, reject) => {
+    // Its own process group, so a kill also reaches the Playwright run the CLI spawns.
+    const child = spawn(process.execPath, args, { cwd: PACKAGE_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    }, killAfterMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, elapsedMs: performance.now() - started });
+    });
+  });
+}
+
+/** Runs `http-api-conformance run <args>`. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, killAfterMs?: number): Promise<Finished> {
+  return runNode([CLI, 'run', ...args], { HAC_PROFILE: undefined, HAC_OUT: undefined, HAC_STRICT: undefined, HAC_GREP: undefined, ...env }, killAfterMs);
+}
