@@ -1,0 +1,95 @@
+/**
+ * The suite's fixtures. `profile` (worker-scoped): the target profile of HAC_PROFILE, or, when it is
+ * unset, the embedded reference server started for this worker. `target`: helpers over the profile's
+ * first base URL. `multi`: a profile with two or more base URLs (the profile itself, or two embedded
+ * instances on Redis when no HAC_PROFILE is given), or the reason why there is none. The embedded
+ * target is imported only when needed, so a run against another target never loads the reference server.
+ */
+import net from 'node:net';
+import { test as base } from '@playwright/test';
+import { loadProfile } from './target/profile.ts';
+import type { TargetProfile } from './target/profile.ts';
+import { Target } from './support/target.ts';
+
+export { expect } from '@playwright/test';
+
+export type MultiTarget = { profile: TargetProfile; skip?: undefined } | { profile?: undefined; skip: string };
+
+interface WorkerFixtures {
+  profile: TargetProfile;
+  target: Target;
+  multi: MultiTarget;
+}
+
+/** Resolves true when something accepts TCP connections at host:port within `timeoutMs`. */
+export function tcpAnswers(host: string, port: number, timeoutMs = 1000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (ok: boolean): void => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/** Property run count: HAC_RUNS, else the profile's `runs.properties`, else 25. */
+export function propertyRuns(profile: TargetProfile): number {
+  const fromEnv = Number(process.env.HAC_RUNS);
+  if (Number.isInteger(fromEnv) && fromEnv > 0) return fromEnv;
+  return profile.runs?.properties ?? 25;
+}
+
+export const test = base.extend<object, WorkerFixtures>({
+  profile: [
+    // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture arguments from the pattern
+    async ({}, use) => {
+      const file = process.env.HAC_PROFILE;
+      if (file) {
+        await use(loadProfile(file));
+        return;
+      }
+      const { startEmbeddedTarget } = await import('./target/embedded.ts');
+      const embedded = await startEmbeddedTarget({ instances: 1, store: 'memory' });
+      try {
+        await use(embedded.profile);
+      } finally {
+        await embedded.close();
+      }
+    },
+    { scope: 'worker' },
+  ],
+  target: [
+    async ({ profile }, use) => {
+      await use(new Target(profile));
+    },
+    { scope: 'worker' },
+  ],
+  multi: [
+    async ({ profile }, use) => {
+      if (profile.baseUrls.length >= 2) {
+        await use({ profile });
+        return;
+      }
+      if (process.env.HAC_PROFILE) {
+        await use({ skip: 'the profile lists one base URL; list two or more instances of the target to check statelessness' });
+        return;
+      }
+      const redisUrl = new URL(process.env.HAC_REDIS_URL ?? 'redis://127.0.0.1:6379');
+      if (!(await tcpAnswers(redisUrl.hostname, Number(redisUrl.port || 6379)))) {
+        await use({ skip: `Redis does not answer at ${redisUrl.host}: the two-instance embedded target needs it` });
+        return;
+      }
+      const { startEmbeddedTarget } = await import('./target/embedded.ts');
+      const embedded = await startEmbeddedTarget({ instances: 2, store: 'redis', redisUrl: redisUrl.toString() });
+      try {
+        await use({ profile: embedded.profile });
+      } finally {
+        await embedded.close();
+      }
+    },
+    { scope: 'worker' },
+  ],
+});

@@ -1,0 +1,159 @@
+/**
+ * Authentication and authorisation (document section 5, D-AUTH, RFC 6750 §3, RFC 9110 §15.5.2):
+ * 401 for missing, malformed and unknown tokens with a Bearer challenge, 403 for a token lacking a
+ * permission, identity carried by each request alone.
+ */
+import http from 'node:http';
+import { test, expect } from '../fixtures.ts';
+import { describe, problemIssues } from '../support/problem.ts';
+import { send } from '../support/http.ts';
+import { fillTemplate, uniqueValue } from '../support/template.ts';
+import type { HttpResponse } from '../support/http.ts';
+import type { Target } from '../support/target.ts';
+
+function protectedCall(target: Target, options: { token?: string | null; authorization?: string; headers?: Record<string, string> }): Promise<HttpResponse> {
+  const prot = target.profile.protected;
+  return target.client.request(prot.method, prot.path, { ...options, ...(prot.body === undefined ? {} : { json: fillTemplate(prot.body) }) });
+}
+
+const malformedHeaders = ['Basic dXNlcjpwYXNzd29yZA==', 'Bearer', 'Bearer ', 'Bearer a b', 'Token abc', 'dev-token', 'Bearer\tabc'];
+
+test('a request without Authorization to a protected endpoint is a 401 problem', { tag: ['@AUTH-401-MISSING', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'AUTH-401-MISSING' }] }, async ({ target }) => {
+  const response = await protectedCall(target, { token: null });
+  expect(response.status, describe(response)).toBe(401);
+  expect(problemIssues(response)).toEqual([]);
+  for (const collection of target.profile.collections.filter((c) => c.auth?.write && c.create && c.methods.includes('POST'))) {
+    const write = await target.anonymous.post(collection.path, fillTemplate(collection.create));
+    expect(write.status, describe(write)).toBe(401);
+  }
+});
+
+test('an unknown bearer token is a 401 problem', { tag: ['@AUTH-401-INVALID', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'AUTH-401-INVALID' }] }, async ({ target }) => {
+  for (const token of [`hac-unknown-${uniqueValue()}`, `${target.profile.tokens.valid}x`, target.profile.tokens.valid.slice(0, -1)]) {
+    const response = await protectedCall(target, { token });
+    expect(response.status, describe(response)).toBe(401);
+    expect(problemIssues(response)).toEqual([]);
+  }
+});
+
+test('a malformed Authorization header or another scheme is a 401, not a 400', { tag: ['@AUTH-401-MALFORMED', '@generic'], annotation: [{ type: 'requirement', description: 'AUTH-401-MALFORMED' }] }, async ({ target }) => {
+  for (const authorization of malformedHeaders) {
+    const response = await protectedCall(target, { authorization });
+    expect(response.status, `${JSON.stringify(authorization)}: ${describe(response)}`).toBe(401);
+    expect(problemIssues(response)).toEqual([]);
+  }
+});
+
+test('every 401 carries a Bearer challenge, with invalid_token when a token was sent', { tag: ['@AUTH-WWW-AUTHENTICATE', '@generic'], annotation: [{ type: 'requirement', description: 'AUTH-WWW-AUTHENTICATE' }] }, async ({ target }) => {
+  const missing = await protectedCall(target, { token: null });
+  expect(missing.status).toBe(401);
+  expect(missing.headers['www-authenticate'], describe(missing)).toMatch(/^Bearer(\s|$)/i);
+  expect(missing.headers['www-authenticate']).toMatch(/realm="[^"]*"/);
+  const unknown = await protectedCall(target, { token: `hac-unknown-${uniqueValue()}` });
+  expect(unknown.status).toBe(401);
+  expect(unknown.headers['www-authenticate'], describe(unknown)).toMatch(/^Bearer\s/i);
+  expect(unknown.headers['www-authenticate'], describe(unknown)).toMatch(/error="invalid_token"/);
+  for (const authorization of malformedHeaders) {
+    const response = await protectedCall(target, { authorization });
+    expect(response.headers['www-authenticate'], describe(response)).toMatch(/^Bearer(\s|$)/i);
+  }
+});
+
+test('a valid token lacking the permission is a 403 problem and changes nothing', { tag: ['@AUTH-403-PERMISSION', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'AUTH-403-PERMISSION' }] }, async ({ target }) => {
+  const limited = target.profile.tokens.limited;
+  test.skip(!limited, 'the profile names no token lacking a permission');
+  if (!limited) return;
+  const { method, path, body } = limited.request;
+  const before = await target.as(limited.token).get(path);
+  const response = await target.client.request(method, path, { token: limited.token, ...(body === undefined ? {} : { json: fillTemplate(body) }) });
+  expect(response.status, describe(response)).toBe(403);
+  expect(problemIssues(response)).toEqual([]);
+  if (before.status === 200) {
+    const after = await target.as(limited.token).get(path);
+    expect(after.json, 'what the limited caller sees is unchanged').toEqual(before.json);
+  }
+});
+
+test('a 403 for a missing permission carries insufficient_scope', { tag: ['@AUTH-403-INSUFFICIENT-SCOPE', '@generic'], annotation: [{ type: 'requirement', description: 'AUTH-403-INSUFFICIENT-SCOPE' }] }, async ({ target }) => {
+  const limited = target.profile.tokens.limited;
+  test.skip(!limited, 'the profile names no token lacking a permission');
+  if (!limited) return;
+  const { method, path, body } = limited.request;
+  const response = await target.client.request(method, path, { token: limited.token, ...(body === undefined ? {} : { json: fillTemplate(body) }) });
+  expect(response.status).toBe(403);
+  expect(response.headers['www-authenticate'], describe(response)).toMatch(/^Bearer\s/i);
+  expect(response.headers['www-authenticate'], describe(response)).toMatch(/error="insufficient_scope"/);
+  expect(response.headers['www-authenticate'], describe(response)).toMatch(/scope="[^"]+"/);
+});
+
+test('the valid token is accepted in Authorization: Bearer, with any case of the scheme, and nowhere else', { tag: ['@AUTH-BEARER-HEADER', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'AUTH-BEARER-HEADER' }] }, async ({ target }) => {
+  const token = target.profile.tokens.valid;
+  for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
+    const response = await protectedCall(target, { authorization: `${scheme} ${token}` });
+    expect(response.status, describe(response)).toBeLessThan(300);
+  }
+  const prot = target.profile.protected;
+  const inQuery = await target.anonymous.request(prot.method, `${prot.path}?access_token=${encodeURIComponent(token)}`);
+  expect([400, 401], `a token in the query string is not identity: ${describe(inQuery)}`).toContain(inQuery.status);
+  const inCookie = await protectedCall(target, { token: null, headers: { cookie: `access_token=${token}; token=${token}` } });
+  expect(inCookie.status, `a token in a cookie is not identity: ${describe(inCookie)}`).toBe(401);
+});
+
+test('a request without the token after one with it is anonymous', { tag: ['@AUTH-STATELESS', '@generic'], annotation: [{ type: 'requirement', description: 'AUTH-STATELESS' }] }, async ({ target }) => {
+  const authenticated = await protectedCall(target, {});
+  expect(authenticated.status, describe(authenticated)).toBeLessThan(300);
+  const anonymous = await protectedCall(target, { token: null });
+  expect(anonymous.status, describe(anonymous)).toBe(401);
+});
+
+test('requests on one connection are each judged on their own content', { tag: ['@STATELESS-SELF-CONTAINED', '@generic'], annotation: [{ type: 'requirement', description: 'STATELESS-SELF-CONTAINED' }] }, async ({ target }) => {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const prot = target.profile.protected;
+    const body = prot.body === undefined ? {} : { json: fillTemplate(prot.body) };
+    const auth = { authorization: `Bearer ${target.profile.tokens.valid}` };
+    const sequence: [Record<string, string>, (s: number) => boolean, string][] = [
+      [auth, (s) => s < 300, 'the valid token'],
+      [{}, (s) => s === 401, 'no token after a valid one'],
+      [{ authorization: `Bearer hac-unknown-${uniqueValue()}` }, (s) => s === 401, 'an unknown token'],
+      [auth, (s) => s < 300, 'the valid token again'],
+      [{}, (s) => s === 401, 'no token again'],
+    ];
+    for (const [headers, ok, what] of sequence) {
+      const response = await send(target.baseUrl, prot.method, prot.path, { ...body, headers, agent });
+      expect(ok(response.status), `${what}: ${describe(response)}`).toBe(true);
+    }
+  } finally {
+    agent.destroy();
+  }
+});
+
+test('no response sets a session cookie and a cookie never stands in for the token', { tag: ['@STATELESS-NO-SESSION', '@generic'], annotation: [{ type: 'requirement', description: 'STATELESS-NO-SESSION' }] }, async ({ target }) => {
+  const responses = [await protectedCall(target, {}), await protectedCall(target, { token: null })];
+  for (const collection of target.profile.collections.filter((c) => c.methods.includes('GET'))) responses.push(await target.client.get(collection.path));
+  const creatable = target.creatable();
+  if (creatable) responses.push((await target.create(creatable)).response);
+  for (const response of responses) expect(response.headers['set-cookie'], describe(response)).toBeUndefined();
+  const withCookie = await protectedCall(target, { token: null, headers: { cookie: 'session=hac-session; sid=1' } });
+  expect(withCookie.status, describe(withCookie)).toBe(401);
+});
+
+test('an unknown token on a public read is a 401 too', { tag: ['@AUTH-TOKEN-ALWAYS-CHECKED', '@generic'], annotation: [{ type: 'requirement', description: 'AUTH-TOKEN-ALWAYS-CHECKED' }] }, async ({ target }) => {
+  const publicCollection = target.profile.collections.find((c) => c.auth?.read === false && c.methods.includes('GET'));
+  test.skip(!publicCollection, 'the profile declares no public collection');
+  if (!publicCollection) return;
+  const response = await target.client.get(publicCollection.path, { token: `hac-unknown-${uniqueValue()}` });
+  expect(response.status, describe(response)).toBe(401);
+  const malformed = await target.client.get(publicCollection.path, { authorization: 'Basic dXNlcjpwYXNz' });
+  expect(malformed.status, describe(malformed)).toBe(401);
+});
+
+test('public collections are readable without a token, the others are not', { tag: ['@AUTH-PUBLIC-READS', '@generic'], annotation: [{ type: 'requirement', description: 'AUTH-PUBLIC-READS' }] }, async ({ target }) => {
+  const readable = target.profile.collections.filter((c) => c.auth?.read !== undefined && c.methods.includes('GET'));
+  test.skip(readable.length === 0, 'the profile does not say which reads are public');
+  for (const collection of readable) {
+    const response = await target.anonymous.get(collection.path);
+    if (collection.auth?.read) expect(response.status, describe(response)).toBe(401);
+    else expect(response.status, describe(response)).toBe(200);
+  }
+});

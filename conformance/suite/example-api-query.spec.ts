@@ -1,0 +1,91 @@
+/**
+ * Filtering, sorting and paging of the example API's collections (document section 2 naming rules,
+ * D-QUERY): parameters, the page shape and its next/prev links, and 400 invalid-query.
+ */
+import { test, expect } from '../fixtures.ts';
+import type { HttpResponse } from '../support/http.ts';
+import { describe, errorFields, problemIssues } from '../support/problem.ts';
+import { linkOf } from '../support/links.ts';
+import { uniqueValue } from '../support/template.ts';
+
+const notExample = 'the profile does not declare features.exampleApi (the document\'s example API)';
+
+interface Page {
+  items: { id: number; name?: string; email?: string }[];
+  page: { limit: number; offset: number; total: number };
+  _links: Record<string, { href: string }>;
+}
+
+function page(response: HttpResponse): Page {
+  return response.json as Page;
+}
+
+test('limit and offset page a collection', { tag: ['@QUERY-PAGING', '@example-api'], annotation: [{ type: 'requirement', description: 'QUERY-PAGING' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const all = page(await target.anonymous.get('/users?limit=100'));
+  expect(all.page.limit).toBe(100);
+  const second = await target.anonymous.get('/users?limit=2&offset=1');
+  expect(second.status, describe(second)).toBe(200);
+  expect(page(second).page).toEqual({ limit: 2, offset: 1, total: expect.any(Number) });
+  expect(page(second).items.map((u) => u.id)).toEqual(all.items.slice(1, 3).map((u) => u.id));
+  const defaults = page(await target.anonymous.get('/users'));
+  expect(defaults.page.limit).toBe(20);
+  expect(defaults.page.offset).toBe(0);
+});
+
+test('sort orders a collection by a field, ascending or descending', { tag: ['@QUERY-SORTING', '@example-api'], annotation: [{ type: 'requirement', description: 'QUERY-SORTING' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const ascending = page(await target.anonymous.get('/users?sort=id&limit=100')).items.map((u) => u.id);
+  const descending = page(await target.anonymous.get('/users?sort=-id&limit=100')).items.map((u) => u.id);
+  expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
+  expect(descending.slice(0, 5)).toEqual([...descending].sort((a, b) => b - a).slice(0, 5));
+  const byName = page(await target.anonymous.get('/users?sort=name&limit=100')).items.map((u) => u.name ?? '');
+  expect(byName).toEqual([...byName].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+});
+
+test('a field-named parameter filters a collection by exact match', { tag: ['@QUERY-FILTERING', '@example-api'], annotation: [{ type: 'requirement', description: 'QUERY-FILTERING' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const email = `filter-${uniqueValue()}@example.com`;
+  expect((await target.client.post('/users', { name: 'filtered', email })).status).toBe(201);
+  const filtered = page(await target.anonymous.get(`/users?email=${encodeURIComponent(email)}`));
+  expect(filtered.items.map((u) => u.email)).toEqual([email]);
+  expect(filtered.page.total).toBe(1);
+  const pending = await target.client.get('/orders?status=pending');
+  expect((pending.json as { items: { status: string }[] }).items.every((o) => o.status === 'pending')).toBe(true);
+});
+
+test('an unknown parameter or an out-of-range value is a 400 naming each', { tag: ['@QUERY-INVALID-400', '@example-api'], annotation: [{ type: 'requirement', description: 'QUERY-INVALID-400' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const response = await target.anonymous.get('/users?limit=0&offset=-1&colour=red&sort=password');
+  expect(response.status, describe(response)).toBe(400);
+  expect(problemIssues(response)).toEqual([]);
+  expect(String((response.json as { type?: string }).type)).toMatch(/\/invalid-query$/);
+  expect(errorFields(response.json).sort()).toEqual(['colour', 'limit', 'offset', 'sort']);
+});
+
+test('a collection response is items, page and _links', { tag: ['@COLLECTION-PAGE-SHAPE', '@example-api'], annotation: [{ type: 'requirement', description: 'COLLECTION-PAGE-SHAPE' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  for (const path of ['/users', '/orders', '/payments', '/transfers', '/authors', '/posts']) {
+    const response = await target.client.get(path);
+    expect(response.json, path).toEqual(expect.objectContaining({
+      items: expect.any(Array),
+      page: { limit: expect.any(Number), offset: expect.any(Number), total: expect.any(Number) },
+      _links: expect.objectContaining({ self: expect.objectContaining({ href: expect.any(String) }) }),
+    }));
+  }
+});
+
+test('next and prev links exist only when such a page does, and keep filter and sort', { tag: ['@COLLECTION-PAGE-LINKS', '@example-api'], annotation: [{ type: 'requirement', description: 'COLLECTION-PAGE-LINKS' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const first = await target.anonymous.get('/users?limit=1&sort=-id');
+  expect(linkOf(first.json, 'prev'), 'no page before the first').toBeUndefined();
+  const next = linkOf(first.json, 'next');
+  expect(next, describe(first)).toBeDefined();
+  expect(next?.href).toContain('sort=-id');
+  const second = await target.anonymous.get(target.pathOf(next?.href ?? ''));
+  expect(page(second).page.offset).toBe(1);
+  expect(linkOf(second.json, 'prev')).toBeDefined();
+  const total = page(first).page.total;
+  const last = await target.anonymous.get(`/users?limit=1&offset=${total - 1}`);
+  expect(linkOf(last.json, 'next'), 'no page after the last').toBeUndefined();
+});

@@ -1,0 +1,271 @@
+/**
+ * The document's own example API (section 4 endpoint table, D-PATHS, D-FIELDS, D-METHODS, D-QUERY):
+ * every endpoint answers as decided and every representation validates against spec/schemas.
+ * Runs only when the profile declares features.exampleApi.
+ */
+import { test, expect } from '../fixtures.ts';
+import { validationErrors } from '../../spec/schemas.ts';
+import { created, json, schemaIssues, world } from '../support/example-api.ts';
+import type { World } from '../support/example-api.ts';
+import { describe, errorFields, problemIssues } from '../support/problem.ts';
+import { linkOf } from '../support/links.ts';
+import { uniqueValue } from '../support/template.ts';
+
+const notExample = 'the profile does not declare features.exampleApi (the document\'s example API)';
+
+test('GET /users returns a page of users', { tag: ['@ENDPOINT-USERS-LIST', '@example-api', '@smoke'], annotation: [{ type: 'requirement', description: 'ENDPOINT-USERS-LIST' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const response = await target.anonymous.get('/users');
+  expect(response.status, describe(response)).toBe(200);
+  expect(schemaIssues('users-page', response.json)).toEqual([]);
+  expect(json<{ items: unknown[] }>(response).items.length).toBeGreaterThan(0);
+});
+
+test('GET /users/{id} returns one user', { tag: ['@ENDPOINT-USER-READ', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-USER-READ' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const response = await target.anonymous.get('/users/1');
+  expect(response.status, describe(response)).toBe(200);
+  expect(schemaIssues('user', response.json)).toEqual([]);
+  expect(json<{ id: number }>(response).id).toBe(1);
+});
+
+test('POST /users creates a user and returns it', { tag: ['@ENDPOINT-USER-CREATE', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-USER-CREATE' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const u = uniqueValue();
+  const response = await created(target, '/users', { name: `user ${u}`, email: `c-${u}@example.com` });
+  expect(schemaIssues('user', response.json)).toEqual([]);
+  expect(response.json).toEqual(expect.objectContaining({ name: `user ${u}`, email: `c-${u}@example.com` }));
+  expect(target.pathOf(response.headers.location ?? '')).toBe(`/users/${json<{ id: number }>(response).id}`);
+});
+
+test('PUT /users/{id} replaces the user and returns it', { tag: ['@ENDPOINT-USER-REPLACE', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-USER-REPLACE' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const { user } = await world(target);
+  const u = uniqueValue();
+  const response = await target.client.put(user, { name: `renamed ${u}`, email: `r-${u}@example.com` });
+  expect(response.status, describe(response)).toBe(200);
+  expect(schemaIssues('user', response.json)).toEqual([]);
+  expect(json(await target.client.get(user))).toEqual(expect.objectContaining({ name: `renamed ${u}`, email: `r-${u}@example.com` }));
+});
+
+test('DELETE /users/{id} removes the user', { tag: ['@ENDPOINT-USER-DELETE', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-USER-DELETE' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const { user } = await world(target);
+  const response = await target.client.delete(user);
+  expect(response.status, describe(response)).toBe(204);
+  expect((await target.client.get(user)).status).toBe(404);
+});
+
+test('GET /users/{id}/orders lists only that user\'s orders', { tag: ['@ENDPOINT-USER-ORDERS', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-USER-ORDERS' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const { order } = await world(target);
+  const account = json<{ userId: number }>(await target.client.get('/account'));
+  const response = await target.client.get(`/users/${account.userId}/orders?limit=100&sort=-id`);
+  expect(response.status, describe(response)).toBe(200);
+  expect(schemaIssues('orders-page', response.json)).toEqual([]);
+  const items = json<{ items: { id: number; userId: number }[] }>(response).items;
+  expect(items.every((o) => o.userId === account.userId)).toBe(true);
+  expect(items.map((o) => `/orders/${o.id}`)).toContain(order);
+});
+
+test('a nested collection lists only the items of its owner', { tag: ['@URL-NESTED-RELATIONSHIP', '@example-api'], annotation: [{ type: 'requirement', description: 'URL-NESTED-RELATIONSHIP' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const a = await world(target);
+  const b = await world(target);
+  const comments = json<{ items: { postId: number }[] }>(await target.client.get(a.comments)).items;
+  expect(comments.length).toBe(1);
+  expect(comments.every((c) => `/posts/${c.postId}` === a.post)).toBe(true);
+  expect(json<{ items: unknown[] }>(await target.client.get(b.comments)).items).toHaveLength(1);
+  const account = json<{ userId: number }>(await target.client.get('/account'));
+  const orders = json<{ items: { userId: number }[] }>(await target.client.get(`/users/${account.userId}/orders`)).items;
+  expect(orders.every((o) => o.userId === account.userId)).toBe(true);
+});
+
+test('GET /account requires the token and returns the caller\'s own account', { tag: ['@ENDPOINT-ACCOUNT', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-ACCOUNT' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const mine = await target.client.get('/account');
+  expect(mine.status, describe(mine)).toBe(200);
+  expect(schemaIssues('account', mine.json)).toEqual([]);
+  expect((await target.anonymous.get('/account')).status).toBe(401);
+  const other = profile.tokens.other;
+  if (other) {
+    const theirs = await target.as(other).get('/account');
+    expect(json<{ userId: number }>(theirs).userId).not.toBe(json<{ userId: number }>(mine).userId);
+  }
+});
+
+test('POST /payments with amount and currency creates a payment', { tag: ['@ENDPOINT-PAYMENT-CREATE', '@example-api', '@smoke'], annotation: [{ type: 'requirement', description: 'ENDPOINT-PAYMENT-CREATE' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const response = await created(target, '/payments', { amount: 1250, currency: 'eur' });
+  expect(schemaIssues('payment', response.json)).toEqual([]);
+  expect(response.json).toEqual(expect.objectContaining({ amount: 1250, currency: 'eur' }));
+  const read = await target.client.get(target.pathOf(response.headers.location ?? ''));
+  expect(read.json).toEqual(response.json);
+});
+
+test('GET /transfers/{id} returns one transfer, or a problem document', { tag: ['@ENDPOINT-TRANSFER-READ', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-TRANSFER-READ' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const { transfer, payment } = await world(target);
+  const response = await target.client.get(transfer);
+  expect(response.status, describe(response)).toBe(200);
+  expect(schemaIssues('transfer', response.json)).toEqual([]);
+  expect(linkOf(response.json, 'payment')?.href).toBe(payment);
+  const missing = await target.client.get('/transfers/999999999999');
+  expect(missing.status).toBe(404);
+  expect(problemIssues(missing)).toEqual([]);
+});
+
+test('posts, authors and comments have collection and item URLs, comments nested under posts', { tag: ['@ENDPOINT-POSTS-COMMENTS-AUTHORS', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-POSTS-COMMENTS-AUTHORS' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const w = await world(target);
+  for (const [path, schema] of [['/authors', 'authors-page'], ['/posts', 'posts-page'], [w.comments, 'comments-page'], [w.author, 'author'], [w.post, 'post'], [w.comment, 'comment']] as const) {
+    const response = await target.anonymous.get(path);
+    expect(response.status, describe(response)).toBe(200);
+    expect(schemaIssues(schema, response.json), path).toEqual([]);
+  }
+});
+
+test('every path of the example API exists', { tag: ['@ENDPOINT-EXAMPLE-PATHS', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-EXAMPLE-PATHS' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const w = await world(target);
+  for (const path of ['/users', w.user, `${w.user}/orders`, '/account', '/orders', w.order, '/payments', w.payment, '/transfers', w.transfer, '/authors', w.author, '/posts', w.post, w.comments, w.comment]) {
+    const response = await target.client.get(path.replace(w.user, '/users/1'));
+    expect(response.status, describe(response)).toBe(200);
+  }
+});
+
+/** D-METHODS: the methods each path of the example API allows. */
+function methodTable(w: World): [string, string[]][] {
+  const collection = ['GET', 'HEAD', 'POST', 'OPTIONS'];
+  const readOnly = ['GET', 'HEAD', 'OPTIONS'];
+  return [
+    ['/users', collection], ['/authors', collection], ['/posts', collection], [w.comments, collection], ['/orders', collection], ['/payments', collection],
+    ['/users/1', ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']],
+    [w.author, ['GET', 'HEAD', 'DELETE', 'OPTIONS']], [w.post, ['GET', 'HEAD', 'DELETE', 'OPTIONS']], [w.comment, ['GET', 'HEAD', 'DELETE', 'OPTIONS']],
+    ['/users/1/orders', readOnly], ['/account', readOnly], [w.order, readOnly], [w.payment, readOnly], ['/transfers', readOnly], [w.transfer, readOnly],
+    [`${w.order}/cancel`, ['POST', 'OPTIONS']], [`${w.order}/payment`, ['POST', 'OPTIONS']],
+  ];
+}
+
+test('each path allows exactly the methods of the decided table', { tag: ['@METHOD-ALLOWED-SET', '@example-api'], annotation: [{ type: 'requirement', description: 'METHOD-ALLOWED-SET' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const w = await world(target);
+  for (const [path, allowed] of methodTable(w)) {
+    const response = await target.client.request('OPTIONS', path);
+    const allow = (response.headers.allow ?? '').split(',').map((m) => m.trim()).filter(Boolean).sort();
+    expect(allow, `${path}: ${describe(response)}`).toEqual([...allowed].sort());
+    const patch = await target.client.request('PATCH', path, { json: {} });
+    expect(patch.status, `PATCH ${path}`).toBe(405);
+  }
+});
+
+test('every representation and page validates against its schema', { tag: ['@REPRESENTATION-SCHEMAS', '@example-api'], annotation: [{ type: 'requirement', description: 'REPRESENTATION-SCHEMAS' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const w = await world(target);
+  const checks: [string, string][] = [
+    [w.user, 'user'], [w.order, 'order'], [w.payment, 'payment'], [w.transfer, 'transfer'], [w.author, 'author'], [w.post, 'post'], [w.comment, 'comment'],
+    ['/account', 'account'], ['/users', 'users-page'], ['/orders', 'orders-page'], ['/payments', 'payments-page'], ['/transfers', 'transfers-page'],
+    ['/authors', 'authors-page'], ['/posts', 'posts-page'], [w.comments, 'comments-page'],
+  ];
+  for (const [path, schema] of checks) {
+    const response = await target.client.get(path);
+    expect(schemaIssues(schema, response.json), `${path}: ${describe(response)}`).toEqual([]);
+  }
+  for (const [name, response] of Object.entries(w.responses)) expect(schemaIssues(name, response.json), `created ${name}`).toEqual([]);
+});
+
+test('timestamps are RFC 3339 date-times in UTC', { tag: ['@REPRESENTATION-TIMESTAMPS', '@example-api'], annotation: [{ type: 'requirement', description: 'REPRESENTATION-TIMESTAMPS' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const w = await world(target);
+  for (const response of Object.values(w.responses)) {
+    const body = json<Record<string, unknown>>(response);
+    for (const key of ['createdAt', 'updatedAt'].filter((k) => k in body)) {
+      expect(String(body[key]), key).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+    }
+  }
+});
+
+test('identifiers are positive integers, never reused', { tag: ['@RESOURCE-ID-POSITIVE-INTEGER', '@example-api'], annotation: [{ type: 'requirement', description: 'RESOURCE-ID-POSITIVE-INTEGER' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const u = uniqueValue();
+  const first = await created(target, '/authors', { name: `a ${u}` });
+  const id = json<{ id: number }>(first).id;
+  expect(Number.isInteger(id) && id > 0).toBe(true);
+  await target.client.delete(`/authors/${id}`);
+  const second = await created(target, '/authors', { name: `b ${u}` });
+  expect(json<{ id: number }>(second).id, 'a deleted id is not reused').toBeGreaterThan(id);
+});
+
+test('a non-canonical id segment names no resource', { tag: ['@URL-NON-CANONICAL-ID-404', '@example-api'], annotation: [{ type: 'requirement', description: 'URL-NON-CANONICAL-ID-404' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  for (const segment of ['abc', '-1', '01', '1.5', '0', '1e0']) {
+    const response = await target.anonymous.get(`/users/${segment}`);
+    expect(response.status, describe(response)).toBe(404);
+    expect(problemIssues(response)).toEqual([]);
+  }
+});
+
+test('paths match exactly: a trailing slash or another case is a 404', { tag: ['@URL-EXACT-PATHS', '@example-api'], annotation: [{ type: 'requirement', description: 'URL-EXACT-PATHS' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  for (const path of ['/users/', '/Users', '/USERS/1', '/users/1/']) {
+    const response = await target.anonymous.get(path);
+    expect(response.status, describe(response)).toBe(404);
+  }
+});
+
+test('amount must be an integer in minor units', { tag: ['@PAYMENT-AMOUNT-MINOR-UNITS', '@example-api'], annotation: [{ type: 'requirement', description: 'PAYMENT-AMOUNT-MINOR-UNITS' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  for (const amount of [12.5, '1250', 0.01, null, true]) {
+    const response = await target.client.post('/payments', { amount, currency: 'eur' });
+    expect(response.status, describe(response)).toBe(422);
+    expect(errorFields(response.json)).toEqual(['amount']);
+  }
+  expect((await target.client.post('/payments', { amount: 1, currency: 'eur' })).status).toBe(201);
+});
+
+test('currency must be a lowercase ISO 4217 code', { tag: ['@PAYMENT-CURRENCY-LOWERCASE', '@example-api'], annotation: [{ type: 'requirement', description: 'PAYMENT-CURRENCY-LOWERCASE' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  for (const currency of ['EUR', 'Eur', 'xyz', 'euro', '', 978]) {
+    const response = await target.client.post('/payments', { amount: 100, currency });
+    expect(response.status, describe(response)).toBe(422);
+    expect(errorFields(response.json)).toEqual(['currency']);
+  }
+  for (const currency of ['eur', 'usd', 'jpy']) expect((await target.client.post('/payments', { amount: 100, currency })).status).toBe(201);
+});
+
+test('a post referencing an unknown author is a 422 naming authorId', { tag: ['@VALIDATION-REFERENCE-EXISTS', '@example-api'], annotation: [{ type: 'requirement', description: 'VALIDATION-REFERENCE-EXISTS' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const response = await target.client.post('/posts', { authorId: 999999999, title: 't', body: 'b' });
+  expect(response.status, describe(response)).toBe(422);
+  expect(errorFields(response.json)).toContain('authorId');
+});
+
+test('error fields are member names, dotted paths when nested, as the schemas name them', { tag: ['@VALIDATION-FIELD-NAMES', '@example-api'], annotation: [{ type: 'requirement', description: 'VALIDATION-FIELD-NAMES' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  for (const body of [{ currency: 'eur' }, { amount: 'x', currency: 'EUR', extra: 1 }, {}]) {
+    const response = await target.client.post('/payments', body);
+    expect(response.status).toBe(422);
+    expect(errorFields(response.json).sort(), describe(response)).toEqual(validationErrors('payment-request', body).map((e) => e.field).sort());
+  }
+});
+
+test('a PUT with a stale version is a 409 and changes nothing', { tag: ['@CONCURRENCY-VERSION-409', '@example-api'], annotation: [{ type: 'requirement', description: 'CONCURRENCY-VERSION-409' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const { user } = await world(target);
+  const u = uniqueValue();
+  const current = json<{ version: number; name: string }>(await target.client.get(user));
+  expect((await target.client.put(user, { name: `v ${u}`, email: `v-${u}@example.com`, version: current.version })).status).toBe(200);
+  const stale = await target.client.put(user, { name: `stale ${u}`, email: `s-${u}@example.com`, version: current.version });
+  expect(stale.status, describe(stale)).toBe(409);
+  expect(stale.json).toEqual(expect.objectContaining({ type: expect.stringMatching(/\/version-conflict$/), currentVersion: current.version + 1 }));
+  expect(json<{ name: string }>(await target.client.get(user)).name).toBe(`v ${u}`);
+});
+
+test('an email used by another user is a 409', { tag: ['@STATUS-409-EMAIL-TAKEN', '@example-api'], annotation: [{ type: 'requirement', description: 'STATUS-409-EMAIL-TAKEN' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, notExample);
+  const u = uniqueValue();
+  await created(target, '/users', { name: 'first', email: `dup-${u}@example.com` });
+  const again = await target.client.post('/users', { name: 'second', email: `dup-${u}@example.com` });
+  expect(again.status, describe(again)).toBe(409);
+  expect(String(json<{ type?: string }>(again).type)).toMatch(/\/email-taken$/);
+});

@@ -1,0 +1,91 @@
+/**
+ * Hypermedia controls (document section 2 "_links", maturity level 3), generic part: the shape of
+ * `_links` on every representation the profile lets the suite reach, `self` without a method, and
+ * every link resolving. Order actions are in example-api-orders.spec.ts.
+ */
+import { test, expect } from '../fixtures.ts';
+import type { HttpResponse } from '../support/http.ts';
+import { describe } from '../support/problem.ts';
+import { linkOf, linkShapeIssues, linksOf } from '../support/links.ts';
+import type { Target } from '../support/target.ts';
+import { itemPathFor } from '../support/template.ts';
+
+const noHypermedia = 'the profile does not declare features.hypermedia';
+
+/**
+ * An item of every collection and every collection page, by path. Items named in `existingIds` come
+ * first: they are the valid caller's own (a user created by the caller is another user, whose
+ * owner-only relations D-AUTH hides from the caller).
+ */
+async function representations(target: Target): Promise<{ path: string; response: HttpResponse; item: boolean }[]> {
+  const out: { path: string; response: HttpResponse; item: boolean }[] = [];
+  for (const collection of target.profile.collections.filter((c) => c.methods.includes('GET'))) {
+    out.push({ path: collection.path, response: await target.client.get(collection.path), item: false });
+  }
+  for (const collection of target.collectionsWithItems().filter((c) => c.itemMethods.includes('GET'))) {
+    const known = collection.existingIds?.[0];
+    const path = known === undefined ? await target.existingItem(collection) : itemPathFor(collection.itemPath, known);
+    if (path) out.push({ path, response: await target.client.get(path), item: true });
+  }
+  return out.filter((r) => r.response.status === 200);
+}
+
+test('_links maps relation names to objects with href and an optional method', { tag: ['@LINKS-SHAPE', '@generic'], annotation: [{ type: 'requirement', description: 'LINKS-SHAPE' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.hypermedia, noHypermedia);
+  const reps = await representations(target);
+  expect(reps.length).toBeGreaterThan(0);
+  for (const { path, response } of reps) {
+    const links = linksOf(response.json);
+    if (links) expect(linkShapeIssues(links), `${path}: ${describe(response)}`).toEqual([]);
+    const items = (response.json as { items?: unknown[] }).items;
+    for (const item of Array.isArray(items) ? items.slice(0, 5) : []) {
+      const itemLinks = linksOf(item);
+      if (itemLinks) expect(linkShapeIssues(itemLinks), `an item of ${path}`).toEqual([]);
+    }
+  }
+  expect(reps.filter((r) => r.item).every((r) => linksOf(r.response.json) !== undefined), 'every item carries _links').toBe(true);
+});
+
+test('the self link carries no method', { tag: ['@LINKS-SELF-NO-METHOD', '@generic'], annotation: [{ type: 'requirement', description: 'LINKS-SELF-NO-METHOD' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.hypermedia, noHypermedia);
+  let seen = 0;
+  for (const { path, response } of await representations(target)) {
+    const self = linksOf(response.json)?.self as Record<string, unknown> | undefined;
+    if (self === undefined) continue;
+    seen += 1;
+    expect(self, `${path}: ${describe(response)}`).not.toHaveProperty('method');
+  }
+  expect(seen, 'representations with a self link').toBeGreaterThan(0);
+});
+
+test('every item carries a self link to its own path', { tag: ['@LINKS-SELF-EVERY-RESOURCE', '@generic'], annotation: [{ type: 'requirement', description: 'LINKS-SELF-EVERY-RESOURCE' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.hypermedia, noHypermedia);
+  for (const { path, response } of (await representations(target)).filter((r) => r.item)) {
+    const self = linkOf(response.json, 'self');
+    expect(self, `${path}: ${describe(response)}`).toBeDefined();
+    expect(target.pathOf(self?.href ?? '')).toBe(path);
+  }
+});
+
+test('every link resolves: GET links answer 200, self returns the same resource, actions accept their method', { tag: ['@LINKS-HREF-RESOLVES', '@generic'], annotation: [{ type: 'requirement', description: 'LINKS-HREF-RESOLVES' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.hypermedia, noHypermedia);
+  let followed = 0;
+  for (const { path, response } of await representations(target)) {
+    const links = linksOf(response.json) ?? {};
+    for (const rel of Object.keys(links)) {
+      followed += 1;
+      const link = linkOf(response.json, rel);
+      if (!link) continue;
+      const href = target.pathOf(link.href);
+      if (link.method === undefined || link.method === 'GET') {
+        const got = await target.client.get(href);
+        expect(got.status, `${path} ${rel} → ${describe(got)}`).toBe(200);
+        if (rel === 'self' && !href.includes('?')) expect(got.json).toEqual(response.json);
+      } else {
+        const options = await target.client.request('OPTIONS', href);
+        expect(options.headers.allow ?? '', `${path} ${rel}: ${describe(options)}`).toContain(link.method);
+      }
+    }
+  }
+  expect(followed, 'links found in the representations').toBeGreaterThan(0);
+});

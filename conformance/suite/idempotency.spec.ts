@@ -1,0 +1,246 @@
+/**
+ * Idempotency keys (document section 8 "Idempotency keys", D-IDEMPOTENCY,
+ * draft-ietf-httpapi-idempotency-key-header-06). Tests that count the collection use the profile's
+ * `other` caller (else `valid`) and hold one lock, so no other test creates in it meanwhile.
+ */
+import { test, expect } from '../fixtures.ts';
+import { delay } from '../support/http.ts';
+import type { HttpResponse } from '../support/http.ts';
+import { describe, problemIssues } from '../support/problem.ts';
+import { collectionCount, Target } from '../support/target.ts';
+import type { Client } from '../support/client.ts';
+import { fillTemplate, uniqueValue } from '../support/template.ts';
+
+test.describe.configure({ mode: 'default', lock: 'hac-idempotency-counts' });
+
+const noEndpoint = 'the profile names no endpoint accepting Idempotency-Key';
+
+interface Endpoint {
+  path: string;
+  body: Record<string, unknown>;
+  otherBody: Record<string, unknown>;
+  collectionPath?: string;
+  /** The caller whose collection the counting tests watch. */
+  caller: Client;
+}
+
+function endpoint(target: Target): Endpoint | undefined {
+  const idem = target.profile.idempotency;
+  if (!idem) return undefined;
+  const unique = uniqueValue();
+  return {
+    path: idem.path,
+    body: fillTemplate(idem.body, unique),
+    otherBody: fillTemplate(idem.otherBody, unique),
+    ...(idem.collectionPath ? { collectionPath: idem.collectionPath } : {}),
+    caller: target.as(target.profile.tokens.other ?? target.profile.tokens.valid),
+  };
+}
+
+function keyed(key: string): { headers: Record<string, string> } {
+  return { headers: { 'idempotency-key': key } };
+}
+
+async function count(e: Endpoint): Promise<number> {
+  const response = await e.caller.get(e.collectionPath ?? e.path);
+  const n = collectionCount(response.json);
+  if (n === undefined) throw new Error(`cannot count the collection: ${describe(response)}`);
+  return n;
+}
+
+function idOf(response: HttpResponse): unknown {
+  return (response.json as { id?: unknown } | undefined)?.id ?? response.headers.location;
+}
+
+test('POST accepts an Idempotency-Key and works without one', { tag: ['@IDEMPOTENCY-KEY-ACCEPTED', '@idempotency', '@smoke'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-KEY-ACCEPTED' }] }, async ({ target }) => {
+  const e = endpoint(target);
+  test.skip(!e, noEndpoint);
+  if (!e) return;
+  const withKey = await e.caller.post(e.path, e.body, keyed(`hac-${uniqueValue()}`));
+  expect(withKey.status, describe(withKey)).toBe(201);
+  const without = await e.caller.post(e.path, e.body);
+  expect(without.status, describe(without)).toBe(201);
+});
+
+test('a replay returns the stored status, body and Location', { tag: ['@IDEMPOTENCY-REPLAY', '@idempotency', '@smoke'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-REPLAY' }] }, async ({ target }) => {
+  const e = endpoint(target);
+  test.skip(!e, noEndpoint);
+  if (!e) return;
+  const key = `hac-${uniqueValue()}`;
+  const first = await e.caller.post(e.path, e.body, keyed(key));
+  expect(first.status, describe(first)).toBe(201);
+  for (let i = 0; i < 2; i += 1) {
+    const replay = await e.caller.post(e.path, e.body, keyed(key));
+    expect(replay.status, describe(replay)).toBe(first.status);
+    expect(replay.json).toEqual(first.json);
+    expect(replay.headers.location).toBe(first.headers.location);
+  }
+});
+
+test('a replay does not repeat the work: the collection grows by one', { tag: ['@IDEMPOTENCY-NO-REPEAT-WORK', '@idempotency'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-NO-REPEAT-WORK' }] }, async ({ target }) => {
+  const e = endpoint(target);
+  test.skip(!e, noEndpoint);
+  if (!e) return;
+  const key = `hac-${uniqueValue()}`;
+  const before = await count(e);
+  const first = await e.caller.post(e.path, e.body, keyed(key));
+  expect(first.status, describe(first)).toBe(201);
+  expect(await count(e)).toBe(before + 1);
+  for (let i = 0; i < 3; i += 1) await e.caller.post(e.path, e.body, keyed(key));
+  expect(await count(e), 'three replays created nothing').toBe(before + 1);
+});
+
+test('concurrent requests with one key produce exactly one result', { tag: ['@IDEMPOTENCY-CONCURRENT-ONE-RESULT', '@idempotency'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-CONCURRENT-ONE-RESULT' }] }, async ({ target }) => {
+  const e = endpoint(target);
+  test.skip(!e, noEndpoint);
+  if (!e) return;
+  const key = `hac-${uniqueValue()}`;
+  const before = await count(e);
+  const responses = await Promise.all(Array.from({ length: 20 }, () => e.caller.post(e.path, e.body, keyed(key))));
+  const successes = responses.filter((r) => r.status < 300);
+  const others = responses.filter((r) => r.status >= 300);
+  expect(successes.length, 'at least one request ran').toBeGreaterThanOrEqual(1);
+  for (const r of others) expect(r.status, `only in-flight 409s besides the result: ${describe(r)}`).toBe(409);
+  expect(new Set(successes.map((r) => JSON.stringify(r.json))).size, 'every success is the same result').toBe(1);
+  expect(await count(e), 'one resource was created').toBe(before + 1);
+  const later = await e.caller.post(e.path, e.body, keyed(key));
+  expect(later.json, 'a later replay returns that result').toEqual(successes[0]?.json);
+});
+
+test('different keys produce different results', { tag: ['@METHOD-POST-NOT-IDEMPOTENT', '@idempotency'], annotation: [{ type: 'requirement', description: 'METHOD-POST-NOT-IDEMPOTENT' }] }, async ({ target }) => {
+  const e = endpoint(target);
+  test.skip(!e, noEndpoint);
+  if (!e) return;
+  const before = await count(e);
+  const a = await e.caller.post(e.path, e.body, keyed(`hac-a-${uniqueValue()}`));
+  const b = await e.caller.post(e.path, e.body, keyed(`hac-b-${uniqueValue()}`));
+  expect(a.status, describe(a)).toBe(201);
+  expect(b.status, describe(b)).toBe(201);
+  expect(idOf(b)).not.toEqual(idOf(a));
+  expect(await count(e)).toBe(before + 2);
+});
+
+test('a key reused with another payload is a 422 problem and creates nothing', { tag: ['@IDEMPOTENCY-KEY-REUSE-MISMATCH', '@idempotency'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-KEY-REUSE-MISMATCH' }] }, async ({ target }) => {
+  const e = endpoint(target);
+  test.skip(!e, noEndpoint);
+  if (!e) return;
+  const key = `hac-${uniqueValue()}`;
+  const first = await e.caller.post(e.path, e.body, keyed(key));
+  expect(first.status, describe(first)).toBe(201);
+  const before = await count(e);
+  const reused = await e.caller.post(e.path, e.otherBody, keyed(key));
+  expect(reused.status, describe(reused)).toBe(422);
+  expect(problemIssues(reused)).toEqual([]);
+  expect(await count(e)).toBe(before);
+  const replay = await e.caller.post(e.path, e.body, keyed(key));
+  expect(replay.json, 'the stored result is untouched').toEqual(first.json);
+});
+
+/** Tries to catch a request whose key is in flight: with the slow fault value, else by concurrency. */
+async function catchInFlight(target: Target, e: Endpoint): Promise<HttpResponse | undefined> {
+  const fault = target.profile.features?.faultInjection;
+  if (fault?.slowValue) {
+    const key = `hac-${uniqueValue()}`;
+    const slow = e.caller.post(e.path, e.body, { headers: { 'idempotency-key': key, [fault.header]: fault.slowValue } });
+    await delay(100);
+    const second = await e.caller.post(e.path, e.body, keyed(key));
+    await slow;
+    if (second.status === 409) return second;
+  }
+  for (let round = 0; round < 5; round += 1) {
+    const key = `hac-${uniqueValue()}`;
+    const responses = await Promise.all(Array.from({ length: 20 }, () => e.caller.post(e.path, e.body, keyed(key))));
+    const inFlight = responses.find((r) => r.status === 409);
+    if (inFlight) return inFlight;
+  }
+  return undefined;
+}
+
+test('a request whose key is still in flight is a 409 problem with Retry-After', { tag: ['@IDEMPOTENCY-IN-FLIGHT-409', '@idempotency'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-IN-FLIGHT-409' }] }, async ({ target, multi }) => {
+  const e = endpoint(target);
+  test.skip(!e, noEndpoint);
+  if (!e) return;
+  let inFlight = await catchInFlight(target, e);
+  if (!inFlight && multi.profile) {
+    const instance = new Target(multi.profile);
+    const me = endpoint(instance);
+    if (me) inFlight = await catchInFlight(instance, me);
+  }
+  test.skip(!inFlight, 'no request was observed while another with its key was in flight (the work finishes too fast to overlap, and the profile gives no faultInjection.slowValue)');
+  if (!inFlight) return;
+  expect(problemIssues(inFlight)).toEqual([]);
+  expect(inFlight.headers['retry-after'], describe(inFlight)).toMatch(/^\d+$/);
+});
+
+test('keys are scoped per caller', { tag: ['@IDEMPOTENCY-SCOPED-PER-CALLER', '@idempotency'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-SCOPED-PER-CALLER' }] }, async ({ target }) => {
+  const e = endpoint(target);
+  const other = target.profile.tokens.other;
+  test.skip(!e || !other, !e ? noEndpoint : 'the profile names no second caller (tokens.other)');
+  if (!e || !other) return;
+  const key = `hac-${uniqueValue()}`;
+  const mine = await target.client.post(e.path, e.body, keyed(key));
+  const theirs = await target.as(other).post(e.path, e.body, keyed(key));
+  expect(mine.status, describe(mine)).toBe(201);
+  expect(theirs.status, `the same key from another caller is a new request: ${describe(theirs)}`).toBe(201);
+  expect(idOf(theirs)).not.toEqual(idOf(mine));
+  const myReplay = await target.client.post(e.path, e.body, keyed(key));
+  expect(myReplay.json).toEqual(mine.json);
+});
+
+test('a replay carries Idempotent-Replayed: true and a first execution does not', { tag: ['@IDEMPOTENCY-REPLAYED-HEADER', '@idempotency'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-REPLAYED-HEADER' }] }, async ({ target }) => {
+  const e = endpoint(target);
+  test.skip(!e, noEndpoint);
+  if (!e) return;
+  const key = `hac-${uniqueValue()}`;
+  const first = await e.caller.post(e.path, e.body, keyed(key));
+  const replay = await e.caller.post(e.path, e.body, keyed(key));
+  expect(first.headers['idempotent-replayed'], describe(first)).toBeUndefined();
+  expect(replay.headers['idempotent-replayed'], describe(replay)).toBe('true');
+});
+
+test('an Idempotency-Key that is not 1-255 printable ASCII characters is a 400', { tag: ['@IDEMPOTENCY-KEY-FORMAT', '@idempotency'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-KEY-FORMAT' }] }, async ({ target }) => {
+  const e = endpoint(target);
+  test.skip(!e, noEndpoint);
+  if (!e) return;
+  for (const key of ['x'.repeat(256), 'has space', '']) {
+    const response = await e.caller.post(e.path, e.body, keyed(key));
+    expect(response.status, `key ${JSON.stringify(key.slice(0, 20))}: ${describe(response)}`).toBe(400);
+    expect(problemIssues(response)).toEqual([]);
+  }
+  const longest = await e.caller.post(e.path, e.body, keyed(`hac-${uniqueValue()}`.padEnd(255, 'k')));
+  expect(longest.status, describe(longest)).toBe(201);
+});
+
+test('every POST collection accepts an Idempotency-Key', { tag: ['@IDEMPOTENCY-KEY-ALL-POSTS', '@idempotency'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-KEY-ALL-POSTS' }] }, async ({ target }) => {
+  const collections = target.profile.collections.filter((c) => c.create && c.methods.includes('POST'));
+  test.skip(collections.length === 0, 'no collection of the profile has a create body');
+  for (const collection of collections) {
+    const key = `hac-${uniqueValue()}`;
+    const body = fillTemplate(collection.create);
+    const first = await target.client.post(collection.path, body, keyed(key));
+    const replay = await target.client.post(collection.path, body, keyed(key));
+    expect(first.status, describe(first)).toBe(201);
+    expect(replay.json, `${collection.path} replays: ${describe(replay)}`).toEqual(first.json);
+  }
+});
+
+test('a 5xx result is not stored and a 4xx result is', { tag: ['@IDEMPOTENCY-5XX-NOT-STORED', '@idempotency'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-5XX-NOT-STORED' }] }, async ({ target }) => {
+  const e = endpoint(target);
+  const fault = target.profile.features?.faultInjection;
+  test.skip(!e || !fault, !e ? noEndpoint : 'the profile declares no fault-injection header');
+  if (!e || !fault) return;
+  const key = `hac-${uniqueValue()}`;
+  const failed = await e.caller.post(e.path, e.body, { headers: { 'idempotency-key': key, [fault.header]: '500' } });
+  expect(failed.status, describe(failed)).toBe(500);
+  const retried = await e.caller.post(e.path, e.body, keyed(key));
+  expect(retried.status, `the retry after a 500 runs the work: ${describe(retried)}`).toBe(201);
+  const invalid = target.profile.collections.find((c) => c.path === e.path && c.invalid)?.invalid;
+  if (!invalid) return;
+  const badKey = `hac-${uniqueValue()}`;
+  const rejected = await e.caller.post(e.path, invalid.body, keyed(badKey));
+  await delay(0);
+  const again = await e.caller.post(e.path, invalid.body, keyed(badKey));
+  expect(rejected.status).toBe(422);
+  expect(again.status).toBe(422);
+  expect(again.json).toEqual(rejected.json);
+});

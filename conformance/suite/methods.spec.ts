@@ -1,0 +1,160 @@
+/**
+ * Method semantics (document section 4 "Method semantics", D-METHODS, RFC 9110 §9 and §15.5.6):
+ * 405 with Allow for every method a path does not allow, OPTIONS and HEAD, and idempotency of
+ * GET, PUT and DELETE against POST.
+ */
+import { test, expect } from '../fixtures.ts';
+import { describe, problemIssues } from '../support/problem.ts';
+import { fillTemplate } from '../support/template.ts';
+import type { Target } from '../support/target.ts';
+import type { HttpResponse } from '../support/http.ts';
+
+const standardMethods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/** The allowed set of a header value such as "GET, HEAD, OPTIONS". */
+function allowSet(value: string | undefined): string[] {
+  return (value ?? '').split(',').map((m) => m.trim().toUpperCase()).filter(Boolean).sort();
+}
+
+interface PathUnderTest {
+  path: string;
+  allowed: string[];
+}
+
+/** Every collection path, and an existing item of every collection with an item path. */
+async function pathsUnderTest(target: Target): Promise<PathUnderTest[]> {
+  const paths: PathUnderTest[] = target.profile.collections.map((c) => ({ path: c.path, allowed: c.methods }));
+  for (const c of target.collectionsWithItems()) {
+    const path = await target.existingItem(c);
+    if (path) paths.push({ path, allowed: c.itemMethods });
+  }
+  return paths;
+}
+
+async function disallowedAnswers(target: Target): Promise<{ path: PathUnderTest; method: string; response: HttpResponse }[]> {
+  const answers = [];
+  for (const path of await pathsUnderTest(target)) {
+    for (const method of standardMethods.filter((m) => !path.allowed.includes(m))) {
+      const response = await target.client.request(method, path.path, method === 'POST' || method === 'PUT' || method === 'PATCH' ? { json: {} } : {});
+      answers.push({ path, method, response });
+    }
+  }
+  return answers;
+}
+
+test('every method a path does not allow is a 405 problem', { tag: ['@METHOD-NOT-ALLOWED-405', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'METHOD-NOT-ALLOWED-405' }] }, async ({ target }) => {
+  const answers = await disallowedAnswers(target);
+  test.skip(answers.length === 0, 'every path of the profile allows every standard method');
+  for (const { method, response } of answers) {
+    expect(response.status, describe(response)).toBe(405);
+    if (method !== 'HEAD') expect(problemIssues(response), describe(response)).toEqual([]);
+  }
+});
+
+test('every 405 lists exactly the allowed methods in Allow', { tag: ['@METHOD-ALLOW-HEADER', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'METHOD-ALLOW-HEADER' }] }, async ({ target }) => {
+  const answers = await disallowedAnswers(target);
+  test.skip(answers.length === 0, 'every path of the profile allows every standard method');
+  for (const { path, response } of answers.filter((a) => a.response.status === 405)) {
+    expect(allowSet(response.headers.allow), describe(response)).toEqual([...path.allowed].sort());
+  }
+  expect(answers.some((a) => a.response.status === 405), 'at least one 405 was answered').toBe(true);
+});
+
+test('an unknown method on a known path is a 405 with Allow', { tag: ['@METHOD-UNKNOWN-405', '@generic'], annotation: [{ type: 'requirement', description: 'METHOD-UNKNOWN-405' }] }, async ({ target }) => {
+  const collection = target.profile.collections[0];
+  if (!collection) return;
+  const response = await target.client.request('BREW', collection.path);
+  test.skip(response.status === 501, 'the target answers 501 to unknown methods (RFC 9110 allows it; 405 is a MAY feature)');
+  expect(response.status, describe(response)).toBe(405);
+  expect(allowSet(response.headers.allow)).toEqual([...collection.methods].sort());
+});
+
+test('OPTIONS on every path lists the allowed methods', { tag: ['@METHOD-OPTIONS-ALLOW', '@generic'], annotation: [{ type: 'requirement', description: 'METHOD-OPTIONS-ALLOW' }] }, async ({ target }) => {
+  for (const path of await pathsUnderTest(target)) {
+    const response = await target.client.request('OPTIONS', path.path);
+    expect(response.status, describe(response)).toBe(204);
+    expect(allowSet(response.headers.allow), describe(response)).toEqual([...path.allowed].sort());
+  }
+});
+
+test('HEAD answers the status and headers of GET without a body', { tag: ['@METHOD-HEAD-AS-GET', '@generic'], annotation: [{ type: 'requirement', description: 'METHOD-HEAD-AS-GET' }] }, async ({ target }) => {
+  for (const path of (await pathsUnderTest(target)).filter((p) => p.allowed.includes('GET'))) {
+    const get = await target.client.get(path.path);
+    const head = await target.client.request('HEAD', path.path);
+    expect(head.status, describe(head)).toBe(get.status);
+    expect(head.text).toBe('');
+    expect(head.headers['content-type']).toBe(get.headers['content-type']);
+  }
+});
+
+test('repeating a GET returns the same representation', { tag: ['@METHOD-GET-IDEMPOTENT', '@generic'], annotation: [{ type: 'requirement', description: 'METHOD-GET-IDEMPOTENT' }] }, async ({ target }) => {
+  const collection = target.collectionsWithItems().find((c) => c.itemMethods.includes('GET'));
+  test.skip(!collection, 'no item path of the profile allows GET');
+  if (!collection) return;
+  const path = await target.existingItem(collection);
+  test.skip(!path, 'the profile can neither create an item nor names an existing one');
+  const responses = [];
+  for (let i = 0; i < 3; i += 1) responses.push(await target.client.get(path ?? ''));
+  for (const response of responses) {
+    expect(response.status, describe(response)).toBe(200);
+    expect(response.json).toEqual(responses[0]?.json);
+  }
+});
+
+/** Members a server maintains itself and may change on every write (D-CONCURRENCY `version`). */
+const serverMaintained = ['version', 'updatedAt', 'etag', 'lastModified'];
+
+function withoutServerMaintained(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([k]) => !serverMaintained.includes(k)));
+}
+
+test('repeating the same PUT leaves the same state', { tag: ['@METHOD-PUT-IDEMPOTENT', '@generic'], annotation: [{ type: 'requirement', description: 'METHOD-PUT-IDEMPOTENT' }] }, async ({ target }) => {
+  const collection = target.collectionsWithItems().find((c) => c.replace && c.itemMethods.includes('PUT'));
+  test.skip(!collection, 'no collection of the profile has a replace body');
+  if (!collection) return;
+  const path = await target.existingItem(collection);
+  test.skip(!path, 'the profile can neither create an item nor names an existing one');
+  const replacement = fillTemplate(collection.replace ?? {});
+  const states = [];
+  for (let i = 0; i < 3; i += 1) {
+    const put = await target.client.put(path ?? '', replacement);
+    expect(put.status, describe(put)).toBeLessThan(300);
+    const read = await target.client.get(path ?? '');
+    expect(read.json).toEqual(expect.objectContaining(replacement));
+    states.push(withoutServerMaintained(read.json));
+  }
+  expect(states[1]).toEqual(states[0]);
+  expect(states[2]).toEqual(states[0]);
+});
+
+test('repeating a DELETE leaves the item gone', { tag: ['@METHOD-DELETE-IDEMPOTENT', '@generic'], annotation: [{ type: 'requirement', description: 'METHOD-DELETE-IDEMPOTENT' }] }, async ({ target }) => {
+  const collection = target.collectionsWithItems().find((c) => c.create && c.itemMethods.includes('DELETE') && c.methods.includes('POST'));
+  test.skip(!collection, 'no collection of the profile can create and delete items');
+  if (!collection) return;
+  const created = await target.create(collection);
+  expect(created.response.status, describe(created.response)).toBe(201);
+  const path = created.path ?? '';
+  const first = await target.client.delete(path);
+  expect(first.status, describe(first)).toBeLessThan(300);
+  expect((await target.client.get(path)).status).toBe(404);
+  const second = await target.client.delete(path);
+  expect([200, 202, 204, 404], describe(second)).toContain(second.status);
+  expect((await target.client.get(path)).status).toBe(404);
+});
+
+test('a POST without a key creates a new resource each time', { tag: ['@METHOD-POST-NOT-IDEMPOTENT', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'METHOD-POST-NOT-IDEMPOTENT' }] }, async ({ target }) => {
+  const idem = target.profile.idempotency;
+  const collection = target.creatable();
+  test.skip(!idem && !collection, 'the profile gives no body to POST');
+  const path = idem?.path ?? collection?.path ?? '';
+  const sameBody = idem ? fillTemplate(idem.body) : undefined;
+  const first = await target.client.post(path, sameBody ?? fillTemplate(collection?.create));
+  const second = await target.client.post(path, sameBody ?? fillTemplate(collection?.create));
+  expect(first.status, describe(first)).toBe(201);
+  expect(second.status, describe(second)).toBe(201);
+  const a = target.createdPath(first);
+  const b = target.createdPath(second);
+  expect(a.path).toBeTruthy();
+  expect(b.path, 'the second POST created another resource').not.toEqual(a.path);
+});

@@ -1,0 +1,169 @@
+/**
+ * The error envelope (document section 7 "Error body", D-ERRORS) on every error the suite can
+ * provoke from the profile: media type, members and types, status, instance, one envelope.
+ */
+import { STATUS_CODES } from 'node:http';
+import { test, expect } from '../fixtures.ts';
+import { getValidator } from '../../spec/schemas.ts';
+import { fillTemplate, uniqueValue } from '../support/template.ts';
+import { contentTypeIssue, describe, envelopeShape, membersIssue, problemIssues, statusIssue } from '../support/problem.ts';
+import { provokeAll } from '../support/provocations.ts';
+
+test('every provoked error is served as application/problem+json', { tag: ['@PROBLEM-CONTENT-TYPE', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'PROBLEM-CONTENT-TYPE' }] }, async ({ target }) => {
+  const results = await provokeAll(target);
+  const issues = results.map(({ provocation, response }) => {
+    const issue = contentTypeIssue(response);
+    return issue && `${provocation.name}: ${issue}`;
+  });
+  expect(issues.filter(Boolean), 'responses not served as problem documents').toEqual([]);
+});
+
+test('every provoked error carries the problem members with their types', { tag: ['@PROBLEM-MEMBERS', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'PROBLEM-MEMBERS' }] }, async ({ target }) => {
+  const results = await provokeAll(target);
+  const issues = results.map(({ provocation, response }) => {
+    const issue = membersIssue(response);
+    return issue && `${provocation.name}: ${issue}`;
+  });
+  expect(issues.filter(Boolean), 'problem documents with missing or mistyped members').toEqual([]);
+});
+
+test('the problem status equals the HTTP status of every provoked error', { tag: ['@PROBLEM-STATUS-MATCHES', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'PROBLEM-STATUS-MATCHES' }] }, async ({ target }) => {
+  const results = await provokeAll(target);
+  const issues = results.map(({ provocation, response }) => {
+    const issue = response.status === provocation.status ? statusIssue(response) : `expected HTTP ${provocation.status}: ${describe(response)}`;
+    return issue && `${provocation.name}: ${issue}`;
+  });
+  expect(issues.filter(Boolean)).toEqual([]);
+});
+
+test('the problem type is an absolute URI or about:blank', { tag: ['@PROBLEM-TYPE-URI', '@generic'], annotation: [{ type: 'requirement', description: 'PROBLEM-TYPE-URI' }] }, async ({ target }) => {
+  const results = await provokeAll(target);
+  const issues: string[] = [];
+  for (const { provocation, response } of results) {
+    const type = (response.json as { type?: unknown } | undefined)?.type;
+    if (typeof type !== 'string' || !/^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(type)) {
+      issues.push(`${provocation.name}: type ${JSON.stringify(type)} is not an absolute URI: ${describe(response)}`);
+    }
+  }
+  expect(issues).toEqual([]);
+  const unknown401 = results.filter((r) => r.response.status === 401).map((r) => (r.response.json as { type?: unknown }).type);
+  expect(new Set(unknown401).size, 'two 401s of the same kind name different types').toBeLessThanOrEqual(1);
+});
+
+test('the problem instance is the request path', { tag: ['@PROBLEM-INSTANCE', '@generic'], annotation: [{ type: 'requirement', description: 'PROBLEM-INSTANCE' }] }, async ({ target }) => {
+  const results = await provokeAll(target);
+  const issues = results.map(({ provocation, response }) => {
+    const path = new URL(response.request.url).pathname;
+    const instance = (response.json as { instance?: unknown } | undefined)?.instance;
+    return instance === path ? undefined : `${provocation.name}: instance ${JSON.stringify(instance)} is not ${path}: ${describe(response)}`;
+  });
+  expect(issues.filter(Boolean)).toEqual([]);
+});
+
+test('every provoked error uses one and the same envelope', { tag: ['@PROBLEM-SAME-ENVELOPE', '@generic'], annotation: [{ type: 'requirement', description: 'PROBLEM-SAME-ENVELOPE' }] }, async ({ target }) => {
+  const results = await provokeAll(target);
+  expect(results.length).toBeGreaterThanOrEqual(4);
+  const issues = results.flatMap(({ provocation, response }) => problemIssues(response).map((i) => `${provocation.name}: ${i}`));
+  expect(issues, 'errors outside the problem envelope').toEqual([]);
+  const shapes = new Map<string, string[]>();
+  for (const { provocation, response } of results) {
+    const shape = envelopeShape(response.json);
+    shapes.set(shape, [...(shapes.get(shape) ?? []), provocation.name]);
+  }
+  expect([...shapes.entries()].map(([shape, names]) => `${shape} ← ${names.join(', ')}`), 'envelopes differ between errors').toHaveLength(1);
+});
+
+test('client errors are 4xx and the corrected request succeeds', { tag: ['@STATUS-4XX-CLIENT-FAULT', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-4XX-CLIENT-FAULT' }] }, async ({ target }) => {
+  const results = await provokeAll(target);
+  const clientErrors = results.filter(({ provocation }) => provocation.status < 500);
+  for (const { provocation, response } of clientErrors) {
+    expect(response.status, `${provocation.name}: ${describe(response)}`).toBe(provocation.status);
+  }
+  const prot = target.profile.protected;
+  const corrected = await target.client.request(prot.method, prot.path);
+  expect(corrected.status, `the same request with the valid token: ${describe(corrected)}`).toBeLessThan(400);
+});
+
+test('server faults are 5xx, bad requests never are, and the unchanged request then succeeds', { tag: ['@STATUS-5XX-SERVER-FAULT', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-5XX-SERVER-FAULT' }] }, async ({ target }) => {
+  const results = await provokeAll(target);
+  for (const { provocation, response } of results.filter((r) => r.provocation.status < 500)) {
+    expect(response.status, `${provocation.name} is a client error: ${describe(response)}`).toBeLessThan(500);
+  }
+  const fault = target.profile.features?.faultInjection;
+  const first = target.profile.collections[0];
+  test.skip(!fault || !first, 'the profile declares no fault-injection header, so no server fault can be provoked');
+  if (!fault || !first) return;
+  const failed = await target.client.get(first.path, { headers: { [fault.header]: '500' } });
+  expect(failed.status, describe(failed)).toBe(500);
+  const again = await target.client.get(first.path);
+  expect(again.status, `the unchanged request after the fault: ${describe(again)}`).toBe(200);
+});
+
+test('a 5xx body is generic: no stack trace, no error message, no internals', { tag: ['@STATUS-500-GENERIC', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-500-GENERIC' }] }, async ({ target }) => {
+  const fault = target.profile.features?.faultInjection;
+  const first = target.profile.collections[0];
+  test.skip(!fault || !first, 'the profile declares no fault-injection header, so no 5xx can be provoked');
+  if (!fault || !first) return;
+  for (const status of [500, 503]) {
+    const response = await target.client.get(first.path, { headers: { [fault.header]: String(status) } });
+    expect(response.status, describe(response)).toBe(status);
+    expect(problemIssues(response)).toEqual([]);
+    const text = response.text;
+    expect(text, 'a stack frame').not.toMatch(/\bat [\w.<>]+ \(|at .*:\d+:\d+/);
+    expect(text, 'a file path').not.toMatch(/(\/[\w.-]+){2,}\.(ts|js|mjs|cjs)\b|node_modules|file:\/\//);
+    expect(text, 'an error class name').not.toMatch(/\b(TypeError|ReferenceError|SyntaxError|Error:|StoreUnavailableError|ECONNREFUSED)\b/);
+    const members = Object.keys(response.json as object).sort();
+    expect(members.filter((m) => !['type', 'title', 'status', 'detail', 'instance'].includes(m)), 'extra members on a 5xx').toEqual([]);
+  }
+});
+
+test('a 503 for an unavailable dependency carries Retry-After', { tag: ['@STATUS-503-RETRY-AFTER', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-503-RETRY-AFTER' }] }, async ({ target }) => {
+  const fault = target.profile.features?.faultInjection;
+  const first = target.profile.collections[0];
+  test.skip(!fault || !first, 'the profile declares no fault-injection header, so no 503 can be provoked');
+  if (!fault || !first) return;
+  const response = await target.client.get(first.path, { headers: { [fault.header]: '503' } });
+  expect(response.status, describe(response)).toBe(503);
+  expect(response.headers['retry-after'], describe(response)).toMatch(/^\d+$/);
+});
+
+const PROBLEMS = 'https://http-api-conformance.dev/problems/';
+
+test('plain status errors use type about:blank with the reason phrase as title', { tag: ['@PROBLEM-ABOUT-BLANK', '@generic'], annotation: [{ type: 'requirement', description: 'PROBLEM-ABOUT-BLANK' }] }, async ({ target }) => {
+  const plain = (await provokeAll(target)).filter(({ provocation }) => provocation.status !== 422);
+  expect(plain.length).toBeGreaterThan(0);
+  for (const { provocation, response } of plain) {
+    const body = response.json as { type?: unknown; title?: unknown } | undefined;
+    expect(body?.type, `${provocation.name}: ${describe(response)}`).toBe('about:blank');
+    expect(body?.title, `${provocation.name}: ${describe(response)}`).toBe(STATUS_CODES[response.status]);
+  }
+});
+
+test('typed problems use the decided type URIs', { tag: ['@PROBLEM-TYPE-CATALOGUE', '@generic'], annotation: [{ type: 'requirement', description: 'PROBLEM-TYPE-CATALOGUE' }] }, async ({ target, profile }) => {
+  const invalid = profile.collections.find((c) => c.invalid && c.methods.includes('POST'));
+  const idem = profile.idempotency;
+  test.skip(!invalid && !idem, 'the profile gives neither an invalid body nor an idempotent endpoint');
+  if (invalid?.invalid) {
+    const response = await target.client.post(invalid.path, invalid.invalid.body);
+    expect((response.json as { type?: unknown }).type, describe(response)).toBe(`${PROBLEMS}validation-error`);
+  }
+  if (idem) {
+    const key = `hac-${uniqueValue()}`;
+    await target.client.post(idem.path, fillTemplate(idem.body), { headers: { 'idempotency-key': key } });
+    const reused = await target.client.post(idem.path, fillTemplate(idem.otherBody), { headers: { 'idempotency-key': key } });
+    expect((reused.json as { type?: unknown }).type, describe(reused)).toBe(`${PROBLEMS}idempotency-key-reused`);
+    const badKey = await target.client.post(idem.path, fillTemplate(idem.body), { headers: { 'idempotency-key': 'x'.repeat(256) } });
+    expect((badKey.json as { type?: unknown }).type, describe(badKey)).toBe(`${PROBLEMS}invalid-idempotency-key`);
+  }
+});
+
+test('extension members add context without changing the standard members', { tag: ['@PROBLEM-EXTENSION-MEMBERS', '@generic'], annotation: [{ type: 'requirement', description: 'PROBLEM-EXTENSION-MEMBERS' }] }, async ({ target, profile }) => {
+  const invalid = profile.collections.find((c) => c.invalid && c.methods.includes('POST'));
+  test.skip(!invalid?.invalid, 'the profile gives no invalid body');
+  if (!invalid?.invalid) return;
+  const response = await target.client.post(invalid.path, invalid.invalid.body);
+  const extensions = Object.keys(response.json as object).filter((k) => !['type', 'title', 'status', 'detail', 'instance'].includes(k));
+  test.skip(extensions.length === 0, 'feature not used (MAY): the 422 carries no extension member');
+  expect(problemIssues(response)).toEqual([]);
+  expect(getValidator('validation-problem')(response.json), describe(response)).toBe(true);
+});

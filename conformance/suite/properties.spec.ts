@@ -1,0 +1,103 @@
+/**
+ * Properties over large input spaces (issue 4 item 3), with fast-check: invalid payment bodies,
+ * malformed JSON, unknown ids, and every method on every route. Run counts come from HAC_RUNS or
+ * the profile's `runs.properties`.
+ */
+import { test, expect, propertyRuns } from '../fixtures.ts';
+import fc from 'fast-check';
+import { validationErrors } from '../../spec/schemas.ts';
+import { invalidPaymentBody } from '../arbitraries/invalid-payment-body.ts';
+import { malformedJson } from '../arbitraries/malformed-json.ts';
+import { unknownId } from '../arbitraries/unknown-id.ts';
+import { httpMethod, standardMethods } from '../arbitraries/http-method.ts';
+import { assertProperty } from '../support/property.ts';
+import { errorFields, problemIssues } from '../support/problem.ts';
+import { fillTemplate, itemPathFor } from '../support/template.ts';
+import type { ProfileCollection } from '../target/profile.ts';
+
+test('any invalid payment body is a 422 naming exactly its invalid fields', { tag: ['@VALIDATION-ALL-FIELDS', '@property', '@example-api'], annotation: [{ type: 'requirement', description: 'VALIDATION-ALL-FIELDS' }] }, async ({ target, profile }) => {
+  test.skip(!profile.features?.exampleApi, 'the profile does not declare features.exampleApi (the property uses POST /payments)');
+  await assertProperty(
+    'invalid payment bodies get 422 naming exactly the invalid fields',
+    invalidPaymentBody(),
+    async (body, record) => {
+      const response = await target.client.post('/payments', body);
+      record(response);
+      expect(response.status).toBe(422);
+      expect(problemIssues(response)).toEqual([]);
+      const expected = validationErrors('payment-request', body).map((e) => e.field).sort();
+      expect(errorFields(response.json).sort()).toEqual(expected);
+    },
+    { runs: propertyRuns(profile) },
+  );
+});
+
+test('any malformed JSON body is a 400 problem', { tag: ['@STATUS-400-MALFORMED-JSON', '@property', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-400-MALFORMED-JSON' }] }, async ({ target, profile }) => {
+  const paths = profile.collections.filter((c) => c.methods.includes('POST')).map((c) => c.path);
+  test.skip(paths.length === 0, 'no collection of the profile allows POST');
+  await assertProperty(
+    'malformed JSON gets 400',
+    fc.tuple(fc.constantFrom(...paths), malformedJson()),
+    async ([path, body], record) => {
+      const response = await target.client.request('POST', path, { body, headers: { 'content-type': 'application/json' } });
+      record(response);
+      expect(response.status).toBe(400);
+      expect(problemIssues(response)).toEqual([]);
+    },
+    { runs: propertyRuns(profile) },
+  );
+});
+
+test('any unknown id is a 404 problem', { tag: ['@STATUS-404-UNKNOWN-RESOURCE', '@property', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-404-UNKNOWN-RESOURCE' }] }, async ({ target, profile }) => {
+  const collections = target.collectionsWithItems().filter((c) => c.itemMethods.includes('GET'));
+  test.skip(collections.length === 0, 'the profile declares no item path that allows GET');
+  await assertProperty(
+    'unknown ids get a 404 problem',
+    fc.tuple(fc.constantFrom(...collections.map((c) => c.itemPath)), unknownId()),
+    async ([itemPath, id], record) => {
+      const response = await target.client.get(itemPathFor(itemPath, id));
+      record(response);
+      expect(response.status).toBe(404);
+      expect(problemIssues(response)).toEqual([]);
+    },
+    { runs: propertyRuns(profile) },
+  );
+});
+
+interface Route {
+  collection: ProfileCollection;
+  item: boolean;
+}
+
+test('every method on every route succeeds or is a 405 whose Allow matches the route', { tag: ['@METHOD-NOT-ALLOWED-405', '@METHOD-ALLOW-HEADER', '@property', '@generic'], annotation: [{ type: 'requirement', description: 'METHOD-NOT-ALLOWED-405' }, { type: 'requirement', description: 'METHOD-ALLOW-HEADER' }] }, async ({ target, profile }) => {
+  const routes: Route[] = profile.collections.flatMap((collection) => [
+    { collection, item: false },
+    ...(collection.itemPath && collection.itemMethods ? [{ collection, item: true }] : []),
+  ]);
+  await assertProperty(
+    'every method on every route gets success or 405 with a matching Allow',
+    fc.tuple(fc.constantFrom(...routes), httpMethod()),
+    async ([route, method], record) => {
+      const { collection } = route;
+      const allowed = (route.item ? collection.itemMethods : collection.methods) ?? [];
+      let path = collection.path;
+      if (route.item) {
+        const item = await target.existingItem(collection as ProfileCollection & { itemPath: string });
+        if (!item) return;
+        path = item;
+      }
+      const body = method === 'POST' && !route.item ? collection.create : method === 'PUT' ? collection.replace : undefined;
+      const response = await target.client.request(method, path, body === undefined ? {} : { json: fillTemplate(body) });
+      record(response);
+      if (allowed.includes(method)) {
+        expect(response.status, `${method} is allowed on this route`).toBeLessThan(300);
+        return;
+      }
+      if (response.status === 501 && !standardMethods.includes(method)) return;
+      expect(response.status).toBe(405);
+      const allow = (response.headers.allow ?? '').split(',').map((m) => m.trim()).filter(Boolean).sort();
+      expect(allow).toEqual([...allowed].sort());
+    },
+    { runs: propertyRuns(profile) * 2 },
+  );
+});

@@ -1,0 +1,288 @@
+/**
+ * Rate limiting (document section 8 "Rate limiting", D-RATE-LIMIT, draft-ietf-httpapi-ratelimit-
+ * headers-06). Every test here uses the profile's rateLimit token, so they run in order in one
+ * worker and hold one lock; expectations come from the headers and measured time, with tolerances.
+ */
+import { test, expect } from '../fixtures.ts';
+import type { MultiTarget } from '../fixtures.ts';
+import { delay } from '../support/http.ts';
+import type { HttpResponse } from '../support/http.ts';
+import { describe, problemIssues } from '../support/problem.ts';
+import { provokeAll } from '../support/provocations.ts';
+import { admitted, Bucket, rateHeaders } from '../support/rate-limit.ts';
+import type { Policy } from '../support/rate-limit.ts';
+import { Target } from '../support/target.ts';
+import { fillTemplate, uniqueValue } from '../support/template.ts';
+import type { TargetProfile } from '../target/profile.ts';
+
+// In this order the bucket is rarely waited for: exhausting tests first, then the ones that need it full.
+test.describe.configure({ mode: 'default', lock: 'hac-rate-limit-token' });
+
+function bucketFor(target: Target): Bucket | undefined {
+  const token = target.profile.tokens.rateLimit;
+  if (!token) return undefined;
+  const prot = target.profile.protected;
+  const path = prot.method === 'GET' ? prot.path : target.profile.collections.find((c) => c.methods.includes('GET'))?.path;
+  return path ? new Bucket(target.as(token).raw(), path) : undefined;
+}
+
+const noToken = 'the profile names no rateLimit token';
+
+/** The policy from the profile, else estimated from a 429's headers (capacity = Limit, rate ≈ Limit / Reset). */
+async function policyOf(profile: TargetProfile, bucket: Bucket): Promise<Policy> {
+  if (profile.rateLimit) return { ...profile.rateLimit, estimated: false };
+  const rejected = await bucket.rejected();
+  const { limit, reset } = rateHeaders(rejected);
+  if (!limit || !reset) throw new Error(`cannot read the policy from the headers: ${describe(rejected)}`);
+  return { capacity: limit, refillPerSecond: limit / reset, estimated: true };
+}
+
+test('every response of a limited route carries the three RateLimit headers', { tag: ['@RATE-LIMIT-HEADERS-EVERY-RESPONSE', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-HEADERS-EVERY-RESPONSE' }] }, async ({ target }) => {
+  const responses = (await provokeAll(target)).map((r) => r.response);
+  for (const c of target.profile.collections.filter((c) => c.methods.includes('GET'))) responses.push(await target.client.get(c.path));
+  for (const response of responses) {
+    const h = rateHeaders(response);
+    expect([h.limit, h.remaining, h.reset].every((v) => v !== undefined && Number.isInteger(v)), describe(response)).toBe(true);
+  }
+});
+
+test('a full bucket admits a burst of RateLimit-Limit requests, then answers 429', { tag: ['@RATE-LIMIT-BURST-CAPACITY', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-BURST-CAPACITY' }] }, async ({ target, profile }) => {
+  const bucket = bucketFor(target);
+  test.skip(!bucket, noToken);
+  if (!bucket) return;
+  const policy = await policyOf(profile, bucket);
+  test.skip(policy.capacity > 1000, `a capacity of ${policy.capacity} is too large to burst in a test`);
+  await bucket.waitFull();
+  const started = performance.now();
+  const responses = await Promise.all(Array.from({ length: policy.capacity + 5 }, () => bucket.probe()));
+  const elapsed = (performance.now() - started) / 1000;
+  const limit = rateHeaders(responses[0] as HttpResponse).limit;
+  expect(limit, 'RateLimit-Limit is the capacity').toBe(policy.capacity);
+  const allowance = Math.ceil(elapsed * policy.refillPerSecond);
+  expect(admitted(responses), `admitted of ${responses.length} in ${elapsed.toFixed(2)} s (refill allowance ${allowance})`).toBeGreaterThanOrEqual(policy.capacity);
+  expect(admitted(responses)).toBeLessThanOrEqual(policy.capacity + allowance);
+  expect(responses.some((r) => r.status === 429), 'the requests beyond the burst are 429').toBe(true);
+});
+
+test('a request over the limit is a 429 and is not processed', { tag: ['@RATE-LIMIT-429', '@rate-limit', '@smoke'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-429' }] }, async ({ target, profile }) => {
+  const bucket = bucketFor(target);
+  test.skip(!bucket, noToken);
+  if (!bucket) return;
+  const idem = profile.idempotency;
+  await bucket.exhaust(profile.rateLimit?.capacity);
+  if (!idem) {
+    const response = await bucket.probe();
+    expect(response.status, describe(response)).toBe(429);
+    return;
+  }
+  // A rejected keyed request must leave its key unused: had it been processed, the same key with
+  // another body would then be refused (or replayed) instead of creating.
+  const key = `hac-${uniqueValue()}`;
+  const rejected = await bucket.client.post(idem.path, fillTemplate(idem.body), { headers: { 'idempotency-key': key } });
+  expect(rejected.status, describe(rejected)).toBe(429);
+  const later = await target.as(profile.tokens.rateLimit ?? null).post(idem.path, fillTemplate(idem.otherBody), { headers: { 'idempotency-key': key } });
+  expect(later.status, `the key of the rejected request is still unused: ${describe(later)}`).toBe(201);
+  expect(later.headers['idempotent-replayed']).toBeUndefined();
+});
+
+test('a 429 is a problem document with status 429', { tag: ['@RATE-LIMIT-PROBLEM-BODY', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-PROBLEM-BODY' }] }, async ({ target, profile }) => {
+  const bucket = bucketFor(target);
+  test.skip(!bucket, noToken);
+  if (!bucket) return;
+  const rejected = await bucket.rejected(profile.rateLimit?.capacity);
+  expect(problemIssues(rejected)).toEqual([]);
+  expect((rejected.json as { status?: unknown }).status).toBe(429);
+});
+
+test('a 429 carries RateLimit-Limit, the capacity', { tag: ['@RATE-LIMIT-HEADER-LIMIT', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-HEADER-LIMIT' }] }, async ({ target, profile }) => {
+  const bucket = bucketFor(target);
+  test.skip(!bucket, noToken);
+  if (!bucket) return;
+  const rejected = await bucket.rejected(profile.rateLimit?.capacity);
+  const { limit } = rateHeaders(rejected);
+  expect(Number.isInteger(limit) && (limit ?? -1) >= 0, describe(rejected)).toBe(true);
+  if (profile.rateLimit) expect(limit).toBe(profile.rateLimit.capacity);
+});
+
+test('a 429 carries RateLimit-Remaining, an integer no greater than the limit', { tag: ['@RATE-LIMIT-HEADER-REMAINING', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-HEADER-REMAINING' }] }, async ({ target, profile }) => {
+  const bucket = bucketFor(target);
+  test.skip(!bucket, noToken);
+  if (!bucket) return;
+  const rejected = await bucket.rejected(profile.rateLimit?.capacity);
+  const { limit, remaining } = rateHeaders(rejected);
+  expect(Number.isInteger(remaining) && (remaining ?? -1) >= 0, describe(rejected)).toBe(true);
+  expect(remaining ?? Number.NaN).toBeLessThanOrEqual(limit ?? Number.NaN);
+  expect(remaining, 'nothing is left when a request is rejected').toBe(0);
+});
+
+test('a 429 carries Retry-After in delta-seconds, at least 1', { tag: ['@RATE-LIMIT-RETRY-AFTER', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-RETRY-AFTER' }] }, async ({ target, profile }) => {
+  const bucket = bucketFor(target);
+  test.skip(!bucket, noToken);
+  if (!bucket) return;
+  const policy = await policyOf(profile, bucket);
+  const rejected = await bucket.rejected(profile.rateLimit?.capacity);
+  const { retryAfter } = rateHeaders(rejected);
+  expect(Number.isInteger(retryAfter), describe(rejected)).toBe(true);
+  expect(retryAfter ?? 0).toBeGreaterThanOrEqual(1);
+  expect(retryAfter ?? Number.POSITIVE_INFINITY, 'no longer than one token takes to refill, rounded up').toBeLessThanOrEqual(Math.ceil(1 / policy.refillPerSecond) + (policy.estimated ? 1 : 0));
+});
+
+test('the 429 problem is typed rate-limited and repeats limit and retryAfter', { tag: ['@RATE-LIMIT-PROBLEM-MEMBERS', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-PROBLEM-MEMBERS' }] }, async ({ target, profile }) => {
+  const bucket = bucketFor(target);
+  test.skip(!bucket, noToken);
+  if (!bucket) return;
+  const rejected = await bucket.rejected(profile.rateLimit?.capacity);
+  const body = rejected.json as { type?: unknown; limit?: unknown; retryAfter?: unknown };
+  const headers = rateHeaders(rejected);
+  expect(String(body.type), describe(rejected)).toMatch(/\/rate-limited$/);
+  expect(body.limit).toBe(headers.limit);
+  expect(body.retryAfter).toBe(headers.retryAfter);
+});
+
+test('one caller exhausting its limit does not limit another caller', { tag: ['@RATE-LIMIT-PER-CALLER', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-PER-CALLER' }] }, async ({ target, profile }) => {
+  const bucket = bucketFor(target);
+  test.skip(!bucket, noToken);
+  if (!bucket) return;
+  await bucket.exhaust(profile.rateLimit?.capacity);
+  const others = [profile.tokens.valid, profile.tokens.other].filter((t): t is string => t !== undefined);
+  for (const token of others) {
+    const response = await bucket.probe(target.as(token).raw());
+    expect(response.status, `${describe(response)}`).not.toBe(429);
+    expect(rateHeaders(response).remaining ?? 0, 'the other caller has its own bucket').toBeGreaterThan(0);
+  }
+  const still = await bucket.probe();
+  expect(still.status, 'the exhausted caller is still limited').toBe(429);
+});
+
+test('a known token is its own caller and an unknown token is not charged to it', { tag: ['@RATE-LIMIT-CALLER-IDENTITY', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-CALLER-IDENTITY' }] }, async ({ target, profile }) => {
+  const bucket = bucketFor(target);
+  test.skip(!bucket, noToken);
+  if (!bucket) return;
+  await bucket.exhaust(profile.rateLimit?.capacity);
+  const unknown = await bucket.probe(target.as(`hac-unknown-${uniqueValue()}`).raw());
+  expect(unknown.status, `an unknown token is limited as its address, not as the exhausted token: ${describe(unknown)}`).toBe(401);
+  const anonymous = await bucket.probe(target.anonymous.raw());
+  expect(anonymous.status, describe(anonymous)).not.toBe(429);
+  expect(rateHeaders(anonymous).remaining ?? 0, 'the address has its own bucket').toBeGreaterThan(0);
+});
+
+test('a request sent Retry-After seconds after a 429 is admitted', { tag: ['@RATE-LIMIT-RETRY-AFTER-HONEST', '@rate-limit', '@smoke'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-RETRY-AFTER-HONEST' }] }, async ({ target, profile }) => {
+  const bucket = bucketFor(target);
+  test.skip(!bucket, noToken);
+  if (!bucket) return;
+  for (let round = 0; round < 1; round += 1) {
+    const rejected = await bucket.rejected(profile.rateLimit?.capacity);
+    const { retryAfter } = rateHeaders(rejected);
+    expect(Number.isInteger(retryAfter), describe(rejected)).toBe(true);
+    await delay(rejected.receivedAt + (retryAfter ?? 0) * 1000 + 20 - performance.now());
+    const next = await bucket.probe();
+    expect(next.status, `after waiting Retry-After ${retryAfter} s: ${describe(next)}`).not.toBe(429);
+  }
+});
+
+test('after a burst, requests are admitted at the steady refill rate', { tag: ['@RATE-LIMIT-REFILL-RATE', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-REFILL-RATE' }] }, async ({ target, profile }) => {
+  const bucket = bucketFor(target);
+  test.skip(!bucket, noToken);
+  if (!bucket) return;
+  const policy = await policyOf(profile, bucket);
+  const window = Math.min(2.5, (policy.capacity * 0.6) / policy.refillPerSecond);
+  test.skip(policy.refillPerSecond * window < 3, 'the refill is too slow to measure within 2.5 seconds');
+  for (const factor of [1]) {
+    const rejected = await bucket.rejected(policy.capacity);
+    await delay(rejected.receivedAt + window * factor * 1000 - performance.now());
+    const burstStart = performance.now();
+    const responses = await Promise.all(Array.from({ length: policy.capacity }, () => bucket.probe()));
+    const burstEnd = Math.max(...responses.map((r) => r.receivedAt));
+    const rate = policy.refillPerSecond;
+    const tolerance = policy.estimated ? 0.35 : 0.15;
+    const low = Math.floor(rate * ((burstStart - rejected.receivedAt) / 1000) * (1 - tolerance)) - 1;
+    const high = Math.ceil(1 + rate * ((burstEnd - rejected.sentAt) / 1000) * (1 + tolerance));
+    const got = admitted(responses);
+    expect(got, `admitted after ${((burstStart - rejected.receivedAt) / 1000).toFixed(2)} s at ${rate}/s (expected ${low}…${high})`).toBeGreaterThanOrEqual(Math.max(low, 1));
+    expect(got).toBeLessThanOrEqual(high);
+  }
+});
+
+test('RateLimit-Reset is delta-seconds consistent with the refill, and the bucket is full after it', { tag: ['@RATE-LIMIT-HEADER-RESET', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-HEADER-RESET' }] }, async ({ target, profile }) => {
+  const bucket = bucketFor(target);
+  test.skip(!bucket, noToken);
+  if (!bucket) return;
+  const policy = await policyOf(profile, bucket);
+  const rejected = await bucket.rejected(policy.capacity);
+  const { reset, limit } = rateHeaders(rejected);
+  expect(Number.isInteger(reset), `RateLimit-Reset is an integer: ${describe(rejected)}`).toBe(true);
+  const full = policy.capacity / policy.refillPerSecond;
+  expect(reset ?? Number.NaN, `an empty bucket refills in about ${full} s, not a timestamp`).toBeLessThanOrEqual(Math.ceil(full) + 1);
+  expect(reset ?? Number.NaN).toBeGreaterThanOrEqual(Math.floor(full * (policy.estimated ? 0.5 : 0.9)));
+  test.skip((reset ?? 0) > 30, 'the bucket takes longer than 30 s to refill');
+  await delay(rejected.receivedAt + (reset ?? 0) * 1000 + 50 - performance.now());
+  const next = await bucket.probe();
+  expect(next.status, describe(next)).not.toBe(429);
+  expect(rateHeaders(next).remaining, `after RateLimit-Reset seconds the bucket is full again: ${describe(next)}`).toBe((limit ?? 0) - 1);
+});
+
+test('each admitted request lowers RateLimit-Remaining by one', { tag: ['@RATE-LIMIT-ONE-TOKEN-PER-REQUEST', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-ONE-TOKEN-PER-REQUEST' }] }, async ({ target, profile }) => {
+  const bucket = bucketFor(target);
+  test.skip(!bucket, noToken);
+  if (!bucket) return;
+  const policy = await policyOf(profile, bucket);
+  await bucket.waitFull();
+  const responses: HttpResponse[] = [];
+  for (let i = 0; i < Math.min(Math.ceil(policy.capacity / 2), 30); i += 1) responses.push(await bucket.probe());
+  const first = rateHeaders(responses[0] as HttpResponse);
+  expect(first.remaining, `the first request from a full bucket: ${describe(responses[0] as HttpResponse)}`).toBe(policy.capacity - 1);
+  for (let i = 1; i < responses.length; i += 1) {
+    const previous = responses[i - 1] as HttpResponse;
+    const current = responses[i] as HttpResponse;
+    if (current.status === 429) break;
+    const refill = Math.ceil(((current.receivedAt - previous.sentAt) / 1000) * policy.refillPerSecond * 1.1);
+    const before = rateHeaders(previous).remaining ?? Number.NaN;
+    const after = rateHeaders(current).remaining ?? Number.NaN;
+    expect(after, `request ${i + 1}: ${describe(current)}`).toBeGreaterThanOrEqual(before - 1);
+    expect(after, `request ${i + 1} (refill allowance ${refill}): ${describe(current)}`).toBeLessThanOrEqual(before - 1 + refill);
+  }
+});
+
+test('unknown paths and errors count against the caller too', { tag: ['@RATE-LIMIT-EVERY-ROUTE', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-EVERY-ROUTE' }] }, async ({ target, profile }) => {
+  const bucket = bucketFor(target);
+  test.skip(!bucket, noToken);
+  if (!bucket) return;
+  const policy = await policyOf(profile, bucket);
+  test.skip(policy.refillPerSecond > 50, 'the refill is too fast to see single requests in RateLimit-Remaining');
+  let start = await bucket.probe();
+  if ((rateHeaders(start).remaining ?? 0) < 4) {
+    await bucket.waitFull();
+    start = await bucket.probe();
+  }
+  const notFound = await bucket.client.get(`/hac-no-such-route-${uniqueValue()}`);
+  const first = profile.collections[0];
+  const notAllowed = first ? await bucket.client.request(first.methods.includes('PATCH') ? 'BREW' : 'PATCH', first.path) : notFound;
+  const end = await bucket.probe();
+  expect(notFound.status, describe(notFound)).toBe(404);
+  const spent = (rateHeaders(start).remaining ?? 0) - (rateHeaders(end).remaining ?? 0);
+  const refill = Math.ceil(((end.receivedAt - start.sentAt) / 1000) * policy.refillPerSecond);
+  const counted = notAllowed === notFound ? 2 : 3;
+  expect(spent, `tokens spent by ${counted} requests incl. a 404 and a 405 (refill allowance ${refill})`).toBeGreaterThanOrEqual(counted - refill);
+  expect(spent).toBeLessThanOrEqual(counted);
+});
+
+test('two instances share one limit: a burst split across them admits the capacity once', { tag: ['@RATE-LIMIT-SHARED-STORE', '@rate-limit', '@multi-target'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-SHARED-STORE' }] }, async ({ multi }) => {
+  const m: MultiTarget = multi;
+  test.skip(!m.profile, m.skip ?? '');
+  if (!m.profile) return;
+  const targets = m.profile.baseUrls.map((url) => new Target(m.profile as TargetProfile, url));
+  const buckets = targets.map(bucketFor);
+  test.skip(buckets.some((b) => !b), noToken);
+  const [a] = buckets as Bucket[];
+  if (!a) return;
+  const policy = await policyOf(m.profile, a);
+  test.skip(policy.capacity > 1000, `a capacity of ${policy.capacity} is too large to burst in a test`);
+  await a.waitFull();
+  const started = performance.now();
+  const total = policy.capacity * 2;
+  const responses = await Promise.all(Array.from({ length: total }, (_, i) => (buckets[i % buckets.length] as Bucket).probe()));
+  const elapsed = (performance.now() - started) / 1000;
+  const allowance = Math.ceil(elapsed * policy.refillPerSecond);
+  expect(admitted(responses), `admitted of ${total} across ${buckets.length} instances in ${elapsed.toFixed(2)} s (allowance ${allowance})`).toBeGreaterThanOrEqual(policy.capacity);
+  expect(admitted(responses)).toBeLessThanOrEqual(policy.capacity + allowance);
+});

@@ -1,0 +1,202 @@
+/**
+ * Status codes of errors and successes (document section 7 "Status codes", D-SUCCESS-STATUS,
+ * D-BODY, D-ERRORS), driven by the profile's collections.
+ */
+import { test, expect } from '../fixtures.ts';
+import { describe, errorFields, problemIssues } from '../support/problem.ts';
+import { fillTemplate, uniqueValue } from '../support/template.ts';
+import { unknownItemPath } from '../support/target.ts';
+
+test('an unknown route is a 404 problem for every method', { tag: ['@STATUS-404-UNKNOWN-ROUTE', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'STATUS-404-UNKNOWN-ROUTE' }] }, async ({ target }) => {
+  const path = `/hac-no-such-route-${uniqueValue()}/deeper`;
+  for (const method of ['GET', 'POST', 'PUT', 'DELETE', 'PATCH']) {
+    const response = await target.client.request(method, path, method === 'POST' || method === 'PUT' ? { json: {} } : {});
+    expect(response.status, describe(response)).toBe(404);
+    expect(problemIssues(response), method).toEqual([]);
+  }
+  const head = await target.client.request('HEAD', path);
+  expect(head.status, describe(head)).toBe(404);
+});
+
+test('an unknown id is a 404 problem in every collection', { tag: ['@STATUS-404-UNKNOWN-RESOURCE', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'STATUS-404-UNKNOWN-RESOURCE' }] }, async ({ target }) => {
+  const collections = target.collectionsWithItems().filter((c) => c.itemMethods.includes('GET'));
+  test.skip(collections.length === 0, 'the profile declares no item path that allows GET');
+  for (const collection of collections) {
+    const response = await target.client.get(unknownItemPath(collection.itemPath));
+    expect(response.status, describe(response)).toBe(404);
+    expect(problemIssues(response)).toEqual([]);
+  }
+});
+
+test('malformed JSON is a 400 problem', { tag: ['@STATUS-400-MALFORMED-JSON', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'STATUS-400-MALFORMED-JSON' }] }, async ({ target }) => {
+  const collections = target.profile.collections.filter((c) => c.methods.includes('POST'));
+  test.skip(collections.length === 0, 'no collection of the profile allows POST');
+  for (const collection of collections) {
+    for (const body of ['{"name": ', '{name: 1}', "{'a': 1}", '{"a": 1,}', 'nul']) {
+      const response = await target.client.request('POST', collection.path, { body, headers: { 'content-type': 'application/json' } });
+      expect(response.status, describe(response)).toBe(400);
+      expect(problemIssues(response)).toEqual([]);
+    }
+  }
+});
+
+test('a body without a JSON media type is a 415 problem', { tag: ['@STATUS-415-MEDIA-TYPE', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-415-MEDIA-TYPE' }] }, async ({ target }) => {
+  const collection = target.creatable();
+  test.skip(!collection, 'no collection of the profile has a create body');
+  if (!collection) return;
+  const body = JSON.stringify(fillTemplate(collection.create));
+  const variants: Record<string, string>[] = [{ 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }, {}];
+  for (const headers of variants) {
+    const response = await target.client.request('POST', collection.path, { body, headers });
+    expect(response.status, describe(response)).toBe(415);
+    expect(problemIssues(response)).toEqual([]);
+  }
+  const accepted = await target.client.request('POST', collection.path, { body: JSON.stringify(fillTemplate(collection.create)), headers: { 'content-type': 'application/json; charset=utf-8' } });
+  expect(accepted.status, `a JSON media type with parameters is accepted: ${describe(accepted)}`).toBeLessThan(300);
+});
+
+test('a body over the size limit is a 413 problem', { tag: ['@STATUS-413-BODY-TOO-LARGE', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-413-BODY-TOO-LARGE' }] }, async ({ target }) => {
+  const collection = target.profile.collections.find((c) => c.methods.includes('POST'));
+  test.skip(!collection, 'no collection of the profile allows POST');
+  if (!collection) return;
+  const body = JSON.stringify({ padding: 'x'.repeat(2 * 1024 * 1024) });
+  const response = await target.client.request('POST', collection.path, { body, headers: { 'content-type': 'application/json' } });
+  expect(response.status, describe(response)).toBe(413);
+  expect(problemIssues(response)).toEqual([]);
+});
+
+test('an invalid body is a 422 problem', { tag: ['@STATUS-422-INVALID-VALUES', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'STATUS-422-INVALID-VALUES' }] }, async ({ target }) => {
+  const collections = target.profile.collections.filter((c) => c.invalid && c.methods.includes('POST'));
+  test.skip(collections.length === 0, 'the profile gives no invalid body');
+  for (const collection of collections) {
+    const response = await target.client.post(collection.path, collection.invalid?.body);
+    expect(response.status, describe(response)).toBe(422);
+    expect(problemIssues(response)).toEqual([]);
+  }
+});
+
+test('a 422 carries a non-empty errors array', { tag: ['@VALIDATION-422-ERRORS-ARRAY', '@generic'], annotation: [{ type: 'requirement', description: 'VALIDATION-422-ERRORS-ARRAY' }] }, async ({ target }) => {
+  const collections = target.profile.collections.filter((c) => c.invalid && c.methods.includes('POST'));
+  test.skip(collections.length === 0, 'the profile gives no invalid body');
+  for (const collection of collections) {
+    const response = await target.client.post(collection.path, collection.invalid?.body);
+    const errors = (response.json as { errors?: unknown } | undefined)?.errors;
+    expect(Array.isArray(errors) && errors.length > 0, `errors is a non-empty array: ${describe(response)}`).toBe(true);
+  }
+});
+
+test('each 422 errors element has a string field and a string message', { tag: ['@VALIDATION-ERROR-ITEM-SHAPE', '@generic'], annotation: [{ type: 'requirement', description: 'VALIDATION-ERROR-ITEM-SHAPE' }] }, async ({ target }) => {
+  const collections = target.profile.collections.filter((c) => c.invalid && c.methods.includes('POST'));
+  test.skip(collections.length === 0, 'the profile gives no invalid body');
+  for (const collection of collections) {
+    const response = await target.client.post(collection.path, collection.invalid?.body);
+    const errors = (response.json as { errors?: unknown } | undefined)?.errors;
+    expect(Array.isArray(errors), describe(response)).toBe(true);
+    for (const item of errors as unknown[]) {
+      expect(item, describe(response)).toEqual({ field: expect.any(String), message: expect.any(String) });
+    }
+  }
+});
+
+test('a 422 names every invalid field in one response', { tag: ['@VALIDATION-ALL-FIELDS', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'VALIDATION-ALL-FIELDS' }] }, async ({ target }) => {
+  const collections = target.profile.collections.filter((c) => c.invalid && c.methods.includes('POST'));
+  test.skip(collections.length === 0, 'the profile gives no invalid body');
+  for (const collection of collections) {
+    const response = await target.client.post(collection.path, collection.invalid?.body);
+    expect(response.status, describe(response)).toBe(422);
+    const named = errorFields(response.json);
+    for (const field of collection.invalid?.fields ?? []) {
+      expect(named, `${collection.path}: the 422 names "${field}": ${describe(response)}`).toContain(field);
+    }
+  }
+});
+
+test('an unknown member in a request body is named in a 422', { tag: ['@VALIDATION-UNKNOWN-MEMBERS', '@generic'], annotation: [{ type: 'requirement', description: 'VALIDATION-UNKNOWN-MEMBERS' }] }, async ({ target }) => {
+  const collection = target.creatable();
+  test.skip(!collection, 'no collection of the profile has a create body');
+  if (!collection) return;
+  const response = await target.client.post(collection.path, { ...fillTemplate(collection.create), hacUnknownMember: 1 });
+  expect(response.status, describe(response)).toBe(422);
+  expect(errorFields(response.json)).toContain('hacUnknownMember');
+});
+
+test('a JSON body that is not an object is a 422 naming (body)', { tag: ['@VALIDATION-BODY-NOT-OBJECT', '@generic'], annotation: [{ type: 'requirement', description: 'VALIDATION-BODY-NOT-OBJECT' }] }, async ({ target }) => {
+  const collection = target.creatable();
+  test.skip(!collection, 'no collection of the profile has a create body');
+  if (!collection) return;
+  for (const body of [[], 42, 'text', null]) {
+    const response = await target.client.post(collection.path, body);
+    expect(response.status, describe(response)).toBe(422);
+    expect(errorFields(response.json)).toEqual(['(body)']);
+  }
+});
+
+test('a create is a 201 with the resource and a Location naming it', { tag: ['@STATUS-201-CREATED-LOCATION', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'STATUS-201-CREATED-LOCATION' }] }, async ({ target }) => {
+  const collections = target.profile.collections.filter((c) => c.create && c.methods.includes('POST'));
+  test.skip(collections.length === 0, 'no collection of the profile has a create body');
+  for (const collection of collections) {
+    const created = await target.create(collection);
+    expect(created.response.status, describe(created.response)).toBe(201);
+    expect(created.response.headers.location, describe(created.response)).toBeTruthy();
+    expect(typeof created.response.json, `the created resource is returned: ${describe(created.response)}`).toBe('object');
+    const read = await target.client.get(target.pathOf(created.response.headers.location ?? ''));
+    expect(read.status, describe(read)).toBe(200);
+    expect((read.json as { id?: unknown }).id).toEqual((created.response.json as { id?: unknown }).id);
+  }
+});
+
+test('a read of a collection and of an item is a 200 with the representation', { tag: ['@STATUS-200-READ', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'STATUS-200-READ' }] }, async ({ target }) => {
+  for (const collection of target.profile.collections.filter((c) => c.methods.includes('GET'))) {
+    const list = await target.client.get(collection.path);
+    expect(list.status, describe(list)).toBe(200);
+    expect(list.json, describe(list)).toBeDefined();
+  }
+  for (const collection of target.collectionsWithItems().filter((c) => c.itemMethods.includes('GET'))) {
+    const path = await target.existingItem(collection);
+    if (!path) continue;
+    const item = await target.client.get(path);
+    expect(item.status, describe(item)).toBe(200);
+    expect(typeof item.json, describe(item)).toBe('object');
+  }
+});
+
+test('a PUT answers 200 with the updated resource', { tag: ['@STATUS-200-UPDATE', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-200-UPDATE' }] }, async ({ target }) => {
+  const collection = target.collectionsWithItems().find((c) => c.replace && c.itemMethods.includes('PUT') && c.create);
+  test.skip(!collection, 'no collection of the profile has a replace body and a create body');
+  if (!collection) return;
+  const path = await target.existingItem(collection);
+  expect(path).toBeTruthy();
+  const replacement = fillTemplate(collection.replace ?? {});
+  const response = await target.client.put(path ?? '', replacement);
+  expect(response.status, describe(response)).toBe(200);
+  expect(response.json).toEqual(expect.objectContaining(replacement));
+});
+
+test('a PUT on an unknown item is a 404 and creates nothing', { tag: ['@STATUS-PUT-NO-CREATE', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-PUT-NO-CREATE' }] }, async ({ target }) => {
+  const collection = target.collectionsWithItems().find((c) => c.replace && c.itemMethods.includes('PUT'));
+  test.skip(!collection, 'no collection of the profile has a replace body');
+  if (!collection) return;
+  const path = unknownItemPath(collection.itemPath);
+  const response = await target.client.put(path, fillTemplate(collection.replace ?? {}));
+  expect(response.status, describe(response)).toBe(404);
+  expect((await target.client.get(path)).status).toBe(404);
+});
+
+test('a DELETE is a 204 without a body', { tag: ['@STATUS-204-DELETE', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-204-DELETE' }] }, async ({ target }) => {
+  const collection = target.collectionsWithItems().find((c) => c.create && c.itemMethods.includes('DELETE') && c.methods.includes('POST'));
+  test.skip(!collection, 'no collection of the profile can create and delete items');
+  if (!collection) return;
+  const created = await target.create(collection);
+  const response = await target.client.delete(created.path ?? '');
+  expect(response.status, describe(response)).toBe(204);
+  expect(response.text).toBe('');
+});
+
+test('a DELETE of an absent item is a 404', { tag: ['@STATUS-DELETE-ABSENT-404', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-DELETE-ABSENT-404' }] }, async ({ target }) => {
+  const collection = target.collectionsWithItems().find((c) => c.itemMethods.includes('DELETE'));
+  test.skip(!collection, 'no item path of the profile allows DELETE');
+  if (!collection) return;
+  const response = await target.client.delete(unknownItemPath(collection.itemPath));
+  expect(response.status, describe(response)).toBe(404);
+  expect(problemIssues(response)).toEqual([]);
+});

@@ -1,0 +1,113 @@
+/**
+ * Resources, URLs and self-descriptive JSON messages (document sections 1 and 2, D-PATHS, D-BODY),
+ * from the profile's collections.
+ */
+import { test, expect } from '../fixtures.ts';
+import type { HttpResponse } from '../support/http.ts';
+import { describe, mediaType } from '../support/problem.ts';
+import { provokeAll } from '../support/provocations.ts';
+import { linkOf } from '../support/links.ts';
+import { fillTemplate } from '../support/template.ts';
+
+test('collections are addressed by plural nouns', { tag: ['@URL-COLLECTION-PLURAL', '@generic'], annotation: [{ type: 'requirement', description: 'URL-COLLECTION-PLURAL' }] }, async ({ target }) => {
+  for (const collection of target.profile.collections) {
+    const last = collection.path.split('/').filter(Boolean).pop() ?? '';
+    expect(last, `${collection.path} ends in a plural noun`).toMatch(/^[a-z][a-z-]*s$/);
+    const response = await target.client.get(collection.path);
+    expect(response.status, describe(response)).toBe(200);
+  }
+});
+
+test('an item lives at its collection path plus its id, and that is its Location', { tag: ['@URL-ITEM-BY-ID', '@generic'], annotation: [{ type: 'requirement', description: 'URL-ITEM-BY-ID' }] }, async ({ target }) => {
+  const collections = target.collectionsWithItems().filter((c) => c.create && c.methods.includes('POST'));
+  test.skip(collections.length === 0, 'no collection of the profile has a create body and an item path');
+  for (const collection of collections) {
+    const created = await target.create(collection);
+    const id = (created.response.json as { id?: unknown }).id;
+    expect(collection.itemPath.replace('{id}', String(id))).toBe(`${collection.path}/${String(id)}`);
+    expect(created.path, describe(created.response)).toBe(`${collection.path}/${String(id)}`);
+    const self = linkOf(created.response.json, 'self');
+    if (self) expect(target.pathOf(self.href)).toBe(created.path);
+  }
+});
+
+test('an item\'s URL returns that item', { tag: ['@URL-RESOURCE-IDENTIFIED', '@generic'], annotation: [{ type: 'requirement', description: 'URL-RESOURCE-IDENTIFIED' }] }, async ({ target }) => {
+  const collections = target.collectionsWithItems().filter((c) => c.create && c.methods.includes('POST') && c.itemMethods.includes('GET'));
+  test.skip(collections.length === 0, 'no collection of the profile has a create body and a readable item path');
+  for (const collection of collections) {
+    const created = await target.create(collection);
+    expect(created.response.status, describe(created.response)).toBe(201);
+    expect(created.path, `the created item names its URL: ${describe(created.response)}`).toBeDefined();
+    const read = await target.client.get(created.path ?? '');
+    expect(read.status, describe(read)).toBe(200);
+    expect(read.json).toEqual(created.response.json);
+  }
+});
+
+test('representations sent to URLs are read back in the same shape', { tag: ['@URL-UNIFORM-INTERFACE', '@generic'], annotation: [{ type: 'requirement', description: 'URL-UNIFORM-INTERFACE' }] }, async ({ target }) => {
+  const collection = target.collectionsWithItems().find((c) => c.create && c.methods.includes('POST'));
+  test.skip(!collection, 'no collection of the profile has a create body and an item path');
+  if (!collection) return;
+  const body = fillTemplate(collection.create ?? {});
+  const created = await target.client.post(collection.path, body);
+  expect(created.status, describe(created)).toBe(201);
+  expect(created.json).toEqual(expect.objectContaining(body));
+  const path = target.createdPath(created, collection.itemPath).path ?? '';
+  const read = await target.client.get(path);
+  expect(Object.keys(read.json as object).sort()).toEqual(Object.keys(created.json as object).sort());
+  if (collection.replace && collection.itemMethods.includes('PUT')) {
+    const replacement = fillTemplate(collection.replace);
+    expect((await target.client.put(path, replacement)).status).toBe(200);
+    expect((await target.client.get(path)).json).toEqual(expect.objectContaining(replacement));
+  }
+});
+
+test('collection filters, sorting and paging are query parameters, not path segments', { tag: ['@URL-QUERY-NOT-PATH', '@generic'], annotation: [{ type: 'requirement', description: 'URL-QUERY-NOT-PATH' }] }, async ({ target, profile }) => {
+  const collection = target.profile.collections.find((c) => c.methods.includes('GET'));
+  if (!collection) return;
+  for (const suffix of ['/page/2', '/sort/id', '/limit/1', '/filter']) {
+    const response = await target.client.get(`${collection.path}${suffix}`);
+    expect(response.status, `${suffix} is not a listing: ${describe(response)}`).toBe(404);
+  }
+  if (profile.features?.exampleApi) {
+    const paged = await target.client.get(`${collection.path}?limit=1&offset=0&sort=id`);
+    expect(paged.status, describe(paged)).toBe(200);
+  }
+});
+
+async function sample(target: Parameters<typeof provokeAll>[0]): Promise<HttpResponse[]> {
+  const responses = (await provokeAll(target)).map((r) => r.response);
+  for (const c of target.profile.collections.filter((x) => x.methods.includes('GET'))) responses.push(await target.client.get(c.path));
+  const creatable = target.creatable();
+  if (creatable) responses.push((await target.create(creatable)).response);
+  return responses;
+}
+
+test('every response with a body names a JSON media type', { tag: ['@JSON-REPRESENTATIONS', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'JSON-REPRESENTATIONS' }] }, async ({ target }) => {
+  for (const response of (await sample(target)).filter((r) => r.text !== '')) {
+    expect(mediaType(response), describe(response)).toMatch(/^application\/([\w.-]+\+)?json$/);
+    expect(response.json, `the body parses as JSON: ${describe(response)}`).toBeDefined();
+  }
+});
+
+test('every response names its media type and its status tells success from failure', { tag: ['@MESSAGE-SELF-DESCRIPTIVE', '@generic'], annotation: [{ type: 'requirement', description: 'MESSAGE-SELF-DESCRIPTIVE' }] }, async ({ target }) => {
+  const results = await provokeAll(target);
+  for (const { provocation, response } of results) {
+    expect(response.status >= 400, `${provocation.name} fails by status: ${describe(response)}`).toBe(true);
+    if (response.text !== '') expect(response.headers['content-type'], describe(response)).toBeTruthy();
+  }
+  for (const c of target.profile.collections.filter((x) => x.methods.includes('GET'))) {
+    const ok = await target.client.get(c.path);
+    expect(ok.status, describe(ok)).toBeLessThan(300);
+    expect(ok.headers['content-type'], describe(ok)).toBeTruthy();
+  }
+});
+
+test('responses are JSON whatever Accept asks for', { tag: ['@JSON-NO-406', '@generic'], annotation: [{ type: 'requirement', description: 'JSON-NO-406' }] }, async ({ target }) => {
+  const collection = target.profile.collections.find((c) => c.methods.includes('GET'));
+  if (!collection) return;
+  const response = await target.client.get(collection.path, { headers: { accept: 'text/html' } });
+  test.skip(response.status === 406, 'feature not implemented (MAY): the target answers 406 to a non-JSON Accept');
+  expect(response.status, describe(response)).toBe(200);
+  expect(mediaType(response)).toMatch(/json$/);
+});

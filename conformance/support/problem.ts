@@ -1,0 +1,56 @@
+/** Checks of RFC 9457 problem documents (document section 7 "Error body", D-ERRORS). */
+import { getValidator } from '../../spec/schemas.ts';
+import { curlFor } from './curl.ts';
+import type { HttpResponse } from './http.ts';
+
+/** The media type of a response without parameters, lower-cased. */
+export function mediaType(response: HttpResponse): string {
+  return (response.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
+/** A one-line description of a response for failure messages, with a curl line reproducing it. */
+export function describe(response: HttpResponse): string {
+  const body = response.text.length > 300 ? `${response.text.slice(0, 300)}…` : response.text;
+  return `${response.request.method} ${response.request.url} → ${response.status} ${response.headers['content-type'] ?? '(no content type)'} ${body}\n  reproduce: ${curlFor(response.request)}`;
+}
+
+/** PROBLEM-CONTENT-TYPE: undefined when the response is served as application/problem+json. */
+export function contentTypeIssue(response: HttpResponse): string | undefined {
+  return mediaType(response) === 'application/problem+json' ? undefined : `not application/problem+json: ${describe(response)}`;
+}
+
+/** PROBLEM-MEMBERS: undefined when the body is a problem document valid against problem.schema.json. */
+export function membersIssue(response: HttpResponse): string | undefined {
+  if (response.json === undefined || response.json === null || typeof response.json !== 'object' || Array.isArray(response.json)) {
+    return `body is not a JSON object: ${describe(response)}`;
+  }
+  const validate = getValidator('problem');
+  if (validate(response.json)) return undefined;
+  const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''}`).join('; ');
+  return `not a valid problem document (${errors}): ${describe(response)}`;
+}
+
+/** PROBLEM-STATUS-MATCHES: undefined when the body's `status` equals the HTTP status. */
+export function statusIssue(response: HttpResponse): string | undefined {
+  const status = (response.json as { status?: unknown } | undefined)?.status;
+  return status === response.status ? undefined : `body status ${JSON.stringify(status)} differs from HTTP ${response.status}: ${describe(response)}`;
+}
+
+/** Every envelope issue of one error response (content type, members, status). */
+export function problemIssues(response: HttpResponse): string[] {
+  return [contentTypeIssue(response), membersIssue(response), statusIssue(response)].filter((i): i is string => i !== undefined);
+}
+
+/** The member names and JSON types of a problem document's standard members. */
+export function envelopeShape(body: unknown): string {
+  if (body === null || typeof body !== 'object') return typeof body;
+  const record = body as Record<string, unknown>;
+  return ['type', 'title', 'status', 'detail', 'instance'].map((m) => `${m}:${m in record ? typeof record[m] : 'absent'}`).join(',');
+}
+
+/** The field names of a 422 body's `errors` array. */
+export function errorFields(body: unknown): string[] {
+  const errors = (body as { errors?: unknown } | undefined)?.errors;
+  if (!Array.isArray(errors)) return [];
+  return errors.map((e) => (e as { field?: unknown }).field).filter((f): f is string => typeof f === 'string');
+}

@@ -1,0 +1,53 @@
+/**
+ * Runs a fast-check property against the target. A failure names the seed and path (replay with
+ * HAC_SEED and HAC_PATH), the shrunk counterexample, why it failed, and a curl command reproducing
+ * the failing request.
+ */
+import fc from 'fast-check';
+import { curlFor } from './curl.ts';
+import type { HttpResponse } from './http.ts';
+
+export interface PropertyOptions {
+  runs: number;
+}
+
+/**
+ * Checks `check(value)` for generated values; `check` sends the request, returns its response and
+ * throws when the response breaks the rule.
+ */
+export async function assertProperty<T>(
+  name: string,
+  arbitrary: fc.Arbitrary<T>,
+  check: (value: T, record: (response: HttpResponse) => void) => Promise<void>,
+  options: PropertyOptions,
+): Promise<void> {
+  let lastFailing: { value: T; response?: HttpResponse; error: unknown } | undefined;
+  const property = fc.asyncProperty(arbitrary, async (value) => {
+    let response: HttpResponse | undefined;
+    try {
+      await check(value, (r) => {
+        response = r;
+      });
+    } catch (error) {
+      lastFailing = { value, error, ...(response ? { response } : {}) };
+      throw error;
+    }
+  });
+  const seed = process.env.HAC_SEED ? Number(process.env.HAC_SEED) : undefined;
+  const path = process.env.HAC_PATH;
+  const details = await fc.check(property, {
+    numRuns: options.runs,
+    ...(seed !== undefined ? { seed } : {}),
+    ...(path ? { path } : {}),
+  });
+  if (!details.failed) return;
+  const reason = lastFailing?.error instanceof Error ? lastFailing.error.message : String(lastFailing?.error ?? details.errorInstance);
+  const lines = [
+    `property "${name}" failed after ${details.numRuns} run(s) (shrunk ${details.numShrinks} time(s))`,
+    `  seed: ${details.seed}  path: ${details.counterexamplePath ?? ''}  (replay: HAC_SEED=${details.seed} HAC_PATH=${details.counterexamplePath ?? ''})`,
+    `  counterexample: ${fc.stringify(details.counterexample?.[0])}`,
+    `  reproduce: ${lastFailing?.response ? curlFor(lastFailing.response.request) : '(no request was sent)'}`,
+    `  reason: ${reason.split('\n').slice(0, 12).join('\n          ')}`,
+  ];
+  throw new Error(lines.join('\n'));
+}

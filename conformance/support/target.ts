@@ -1,0 +1,109 @@
+/**
+ * One target seen through its profile: clients per caller, creating resources from the profile's
+ * templates, reading ids and counting collections in the shapes the conventions allow.
+ */
+import { Client } from './client.ts';
+import type { HttpResponse } from './http.ts';
+import { fillTemplate, itemPathFor } from './template.ts';
+import type { ProfileCollection, TargetProfile } from '../target/profile.ts';
+
+export interface Created {
+  response: HttpResponse;
+  /** The item path of the created resource (from Location, else from the body's id). */
+  path?: string;
+  id?: number | string;
+}
+
+export class Target {
+  readonly baseUrl: string;
+  /** The `valid` caller, waiting out ordinary 429s. */
+  readonly client: Client;
+  /** No Authorization header. */
+  readonly anonymous: Client;
+
+  constructor(
+    readonly profile: TargetProfile,
+    baseUrl: string = profile.baseUrls[0] ?? '',
+  ) {
+    this.baseUrl = baseUrl;
+    this.client = new Client(baseUrl, { token: profile.tokens.valid });
+    this.anonymous = this.client.as(null);
+  }
+
+  /** The same profile at another of its base URLs. */
+  at(baseUrl: string): Target {
+    return new Target(this.profile, baseUrl);
+  }
+
+  /** A client for `token` (null: anonymous). */
+  as(token: string | null): Client {
+    return this.client.as(token);
+  }
+
+  /** Collections that declare an item path. */
+  collectionsWithItems(): (ProfileCollection & { itemPath: string; itemMethods: string[] })[] {
+    return this.profile.collections.filter(
+      (c): c is ProfileCollection & { itemPath: string; itemMethods: string[] } => c.itemPath !== undefined && c.itemMethods !== undefined,
+    );
+  }
+
+  /** The first collection that allows POST and has a create body. */
+  creatable(): (ProfileCollection & { create: Record<string, unknown> }) | undefined {
+    return this.profile.collections.find(
+      (c): c is ProfileCollection & { create: Record<string, unknown> } => c.create !== undefined && c.methods.includes('POST'),
+    );
+  }
+
+  /** POSTs the collection's create body (templated) and returns the created item's path. */
+  async create(collection: ProfileCollection, client: Client = this.client, body?: unknown): Promise<Created> {
+    const response = await client.post(collection.path, body ?? fillTemplate(collection.create ?? {}));
+    return { response, ...this.createdPath(response, collection.itemPath) };
+  }
+
+  /** The path and id of what a 201 answer created: Location first, else the body's `id`. */
+  createdPath(response: HttpResponse, itemPath?: string): { path?: string; id?: number | string } {
+    const location = response.headers.location;
+    const body = response.json as { id?: unknown } | undefined;
+    const id = typeof body?.id === 'number' || typeof body?.id === 'string' ? body.id : undefined;
+    if (location) return { path: this.pathOf(location), ...(id !== undefined ? { id } : {}) };
+    if (id !== undefined && itemPath) return { path: itemPathFor(itemPath, id), id };
+    return {};
+  }
+
+  /** A URL or reference from the target (Location, link href) as a path under this base URL. */
+  pathOf(reference: string): string {
+    const base = new URL(this.baseUrl);
+    const url = new URL(reference, `${this.baseUrl}/`);
+    const prefix = base.pathname.replace(/\/+$/, '');
+    const path = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : url.pathname;
+    return `${path || '/'}${url.search}`;
+  }
+
+  /** An existing item's path: a declared existing id, else a freshly created item. */
+  async existingItem(collection: ProfileCollection & { itemPath: string }): Promise<string | undefined> {
+    if (collection.create && collection.methods.includes('POST')) {
+      const created = await this.create(collection);
+      if (created.response.status < 300 && created.path) return created.path;
+    }
+    const id = collection.existingIds?.[0];
+    return id === undefined ? undefined : itemPathFor(collection.itemPath, id);
+  }
+}
+
+/** The number of items of a collection response: `page.total`, `total`, `items.length` or the array length. */
+export function collectionCount(body: unknown): number | undefined {
+  if (Array.isArray(body)) return body.length;
+  if (body === null || typeof body !== 'object') return undefined;
+  const page = (body as { page?: { total?: unknown } }).page;
+  if (typeof page?.total === 'number') return page.total;
+  const total = (body as { total?: unknown }).total;
+  if (typeof total === 'number') return total;
+  const items = (body as { items?: unknown }).items;
+  return Array.isArray(items) ? items.length : undefined;
+}
+
+/** A path under which no resource exists: a random segment under the collection's item path. */
+export function unknownItemPath(itemPath: string): string {
+  const id = 900_000_000_000 + Math.floor(Math.random() * 99_999_999_999);
+  return itemPathFor(itemPath, id);
+}
