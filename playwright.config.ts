@@ -3,7 +3,7 @@ import { defineConfig } from '@playwright/test';
 /**
  * One runner for everything. The project's own tests live beside the part they test
  * (`<part>/tests`); the `conformance` project runs the conformance suite against the
- * embedded reference server (see conformance/README.md for running it against any target).
+ * embedded reference server (README.md, "Certify your server", runs it against any target).
  */
 export default defineConfig({
   timeout: 60_000,
