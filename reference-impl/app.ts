@@ -1,7 +1,8 @@
 /**
  * The reference server's Koa application: `createApp({ config, stores })` builds it and never
- * listens. Middleware order: errors → rate limit → head check → route check (404/405/OPTIONS) → auth → body →
- * idempotency → fault injection → routers.
+ * listens. Middleware order: errors → rate limit → head and route check (414/400, 404/405/OPTIONS) →
+ * auth → body → idempotency → fault injection → one dispatcher over every route set. Wrappers
+ * (fixtures/broken) find these layers in `app.middleware` by their function names.
  */
 import Koa from 'koa';
 import type { Config } from './config.ts';
@@ -9,7 +10,6 @@ import type { AppState, Deps } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
 import { parseBody } from './middleware/body.ts';
 import { errorHandler } from './middleware/errors.ts';
-import { headCheck } from './middleware/head.ts';
 import { faultInjection } from './middleware/fault-injection.ts';
 import { idempotency } from './middleware/idempotency.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
@@ -19,6 +19,7 @@ import { authorsRoutes } from './routes/authors.ts';
 import { ordersRoutes } from './routes/orders.ts';
 import { paymentsRoutes } from './routes/payments.ts';
 import { postsRoutes } from './routes/posts.ts';
+import { dispatch } from './routes/route-set.ts';
 import { usersRoutes } from './routes/users.ts';
 import type { Stores } from './stores/types.ts';
 import { createTokenRegistry } from './tokens.ts';
@@ -40,15 +41,12 @@ export function createApp({ config, stores, logError }: AppOptions): Koa<AppStat
 
   app.use(errorHandler(config.storeUnavailableRetryAfterSeconds));
   app.use(rateLimit(config, createTokenRegistry(config.tokens), stores.rateLimits));
-  app.use(headCheck());
   app.use(routeCheck());
   app.use(authenticate());
   app.use(parseBody(config.bodyLimitBytes));
   app.use(idempotency(config, stores.idempotency));
   app.use(faultInjection(config.faultInjection));
-  for (const routes of [usersRoutes, ordersRoutes, paymentsRoutes, accountRoutes, authorsRoutes, postsRoutes]) {
-    app.use(routes(deps).routes());
-  }
+  app.use(dispatch([usersRoutes, ordersRoutes, paymentsRoutes, accountRoutes, authorsRoutes, postsRoutes].map((routes) => routes(deps))));
   return app;
 }
 

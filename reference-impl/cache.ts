@@ -12,6 +12,6 @@ export function cacheControlFor(ctx: AppContext): string {
   const isRead = ctx.method === 'GET' || ctx.method === 'HEAD';
   const isPublicRoute = ctx.state.route?.method?.access === 'public';
   const success = ctx.status >= 200 && ctx.status < 300;
-  const withToken = ctx.get('Authorization') !== '' || ctx.headers.authorization !== undefined;
+  const withToken = ctx.req.headers.authorization !== undefined;
   return isRead && isPublicRoute && success && !withToken ? PUBLIC_READ : NO_STORE;
 }

@@ -9,20 +9,20 @@ import type { StoredResource } from './stores/types.ts';
 type Link = { href: string; method?: string };
 type Representation = Record<string, unknown> & { _links: Record<string, Link> };
 
-function pick(resource: StoredResource, fields: readonly string[]): Record<string, unknown> {
+/** The `fields` of `resource` that are present, in the order of `fields`, followed by `_links`. */
+function pick(resource: StoredResource, fields: readonly string[], links: Record<string, Link>): Representation {
   const out: Record<string, unknown> = {};
   for (const field of fields) {
-    if (resource[field] !== undefined) out[field] = resource[field];
+    const value = resource[field];
+    if (value !== undefined) out[field] = value;
   }
-  return out;
+  out._links = links;
+  return out as Representation;
 }
 
 /** D-FIELDS user. */
 export function userRepresentation(user: StoredResource): Representation {
-  return {
-    ...pick(user, ['id', 'name', 'email', 'version', 'createdAt']),
-    _links: { self: { href: `/users/${user.id}` }, orders: { href: `/users/${user.id}/orders` } },
-  };
+  return pick(user, ['id', 'name', 'email', 'version', 'createdAt'], { self: { href: `/users/${user.id}` }, orders: { href: `/users/${user.id}/orders` } });
 }
 
 /** D-FIELDS order with the transitions of D-ORDER-STATES. */
@@ -33,57 +33,39 @@ export function orderRepresentation(order: StoredResource): Representation {
     links.pay = { href: `/orders/${order.id}/payment`, method: 'POST' };
   }
   if (typeof order.paymentId === 'number') links.payment = { href: `/payments/${order.paymentId}` };
-  return {
-    ...pick(order, ['id', 'userId', 'status', 'total', 'currency', 'createdAt', 'updatedAt']),
-    _links: links,
-  };
+  return pick(order, ['id', 'userId', 'status', 'total', 'currency', 'createdAt', 'updatedAt'], links);
 }
 
 /** D-FIELDS payment. */
 export function paymentRepresentation(payment: StoredResource): Representation {
-  return {
-    ...pick(payment, ['id', 'userId', 'amount', 'currency', 'description', 'status', 'transferId', 'createdAt']),
-    _links: { self: { href: `/payments/${payment.id}` }, transfer: { href: `/transfers/${String(payment.transferId)}` } },
-  };
+  return pick(payment, ['id', 'userId', 'amount', 'currency', 'description', 'status', 'transferId', 'createdAt'], { self: { href: `/payments/${payment.id}` }, transfer: { href: `/transfers/${String(payment.transferId)}` } });
 }
 
 /** D-FIELDS transfer. */
 export function transferRepresentation(transfer: StoredResource): Representation {
-  return {
-    ...pick(transfer, ['id', 'userId', 'paymentId', 'amount', 'currency', 'status', 'createdAt']),
-    _links: { self: { href: `/transfers/${transfer.id}` }, payment: { href: `/payments/${String(transfer.paymentId)}` } },
-  };
+  return pick(transfer, ['id', 'userId', 'paymentId', 'amount', 'currency', 'status', 'createdAt'], { self: { href: `/transfers/${transfer.id}` }, payment: { href: `/payments/${String(transfer.paymentId)}` } });
 }
 
 /** D-FIELDS author. */
 export function authorRepresentation(author: StoredResource): Representation {
-  return {
-    ...pick(author, ['id', 'name', 'bio', 'createdAt']),
-    _links: { self: { href: `/authors/${author.id}` }, posts: { href: `/posts?authorId=${author.id}` } },
-  };
+  return pick(author, ['id', 'name', 'bio', 'createdAt'], { self: { href: `/authors/${author.id}` }, posts: { href: `/posts?authorId=${author.id}` } });
 }
 
 /** D-FIELDS post. */
 export function postRepresentation(post: StoredResource): Representation {
-  return {
-    ...pick(post, ['id', 'authorId', 'title', 'body', 'createdAt']),
-    _links: {
+  return pick(post, ['id', 'authorId', 'title', 'body', 'createdAt'], {
       self: { href: `/posts/${post.id}` },
       author: { href: `/authors/${String(post.authorId)}` },
       comments: { href: `/posts/${post.id}/comments` },
-    },
-  };
+    });
 }
 
 /** D-FIELDS comment. */
 export function commentRepresentation(comment: StoredResource): Representation {
-  return {
-    ...pick(comment, ['id', 'postId', 'authorName', 'body', 'createdAt']),
-    _links: {
+  return pick(comment, ['id', 'postId', 'authorName', 'body', 'createdAt'], {
       self: { href: `/posts/${String(comment.postId)}/comments/${comment.id}` },
       post: { href: `/posts/${String(comment.postId)}` },
-    },
-  };
+    });
 }
 
 /** D-FIELDS account: the caller's own user seen through its token. */

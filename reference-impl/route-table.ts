@@ -76,15 +76,39 @@ export interface RouteMatch {
   allow: string;
   /** The spec of the request method, or undefined when the method is not allowed (or is OPTIONS). */
   method: MethodSpec | undefined;
+  /** The path parameters by name (`{ id: '42' }`), already in canonical form (D-IDS). */
+  params: Record<string, string>;
 }
 
 const CANONICAL_ID = '[1-9][0-9]{0,15}';
 
-const compiled = ROUTES.map((route) => ({
+interface CompiledRoute {
+  route: RouteSpec;
+  regexp: RegExp;
+  names: string[];
+  allow: string;
+}
+
+const compiled: CompiledRoute[] = ROUTES.map((route) => ({
   route,
   regexp: new RegExp(`^${route.pattern.replace(/\{[A-Za-z]+\}/g, `(${CANONICAL_ID})`)}$`),
+  names: [...route.pattern.matchAll(/\{([A-Za-z]+)\}/g)].map((found) => found[1] ?? ''),
   allow: allowedMethods(route).join(', '),
 }));
+
+/** The compiled routes by their first path segment (`users`), so a lookup tests only a few patterns. */
+const bySegment = new Map<string, CompiledRoute[]>();
+for (const entry of compiled) {
+  const segment = firstSegment(entry.route.pattern);
+  const list = bySegment.get(segment) ?? [];
+  list.push(entry);
+  bySegment.set(segment, list);
+}
+
+function firstSegment(path: string): string {
+  const end = path.indexOf('/', 1);
+  return end < 0 ? path.slice(1) : path.slice(1, end);
+}
 
 /** The methods allowed on `route`: GET implies HEAD, OPTIONS everywhere (D-METHODS). */
 export function allowedMethods(route: RouteSpec): string[] {
@@ -99,11 +123,18 @@ export function allowedMethods(route: RouteSpec): string[] {
  * form per D-IDS) and method; undefined when the path names no route.
  */
 export function matchRoute(path: string, method: string): RouteMatch | undefined {
-  const entry = compiled.find((candidate) => candidate.regexp.test(path));
-  if (!entry) return undefined;
-  const lookup = method === 'HEAD' ? 'GET' : method;
-  const spec = (entry.route.methods as Record<string, MethodSpec | undefined>)[lookup];
-  return { route: entry.route, allow: entry.allow, method: Object.hasOwn(entry.route.methods, lookup) ? spec : undefined };
+  const candidates = path.charCodeAt(0) === 47 ? bySegment.get(firstSegment(path)) : undefined;
+  if (candidates === undefined) return undefined;
+  for (const entry of candidates) {
+    const found = entry.regexp.exec(path);
+    if (found === null) continue;
+    const params: Record<string, string> = {};
+    for (let index = 0; index < entry.names.length; index += 1) params[entry.names[index] ?? ''] = found[index + 1] ?? '';
+    const lookup = method === 'HEAD' ? 'GET' : method;
+    const methods = entry.route.methods as Record<string, MethodSpec | undefined>;
+    return { route: entry.route, allow: entry.allow, method: Object.hasOwn(methods, lookup) ? methods[lookup] : undefined, params };
+  }
+  return undefined;
 }
 
 /** Turns a D-PATHS pattern into the @koa/router (path-to-regexp v8) form: `/users/:id`. */

@@ -2,14 +2,14 @@
  * Bearer token lookup (spec/decisions.md D-AUTH, RFC 6750 §2.1): parses the Authorization header
  * and finds the configured token in constant time.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { TokenConfig } from './config.ts';
 import type { Identity, Principal } from './context.ts';
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 function sha256(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
+  return hash('sha256', text, 'buffer');
 }
 
 interface KnownToken {

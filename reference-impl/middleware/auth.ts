@@ -11,7 +11,7 @@ const CHALLENGE = 'Bearer realm="api"';
 
 /** Enforces the access rule of the matched route (`ctx.state.route`, set by the route middleware). */
 export function authenticate() {
-  return async function authMiddleware(ctx: AppContext, next: Next): Promise<void> {
+  return function authMiddleware(ctx: AppContext, next: Next): Promise<void> {
     const { identity, route } = ctx.state;
     if (identity.kind === 'invalid') {
       throw new HttpProblem(401, {

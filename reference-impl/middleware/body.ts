@@ -7,6 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { TextDecoder } from 'node:util';
 import type { Next } from 'koa';
 import type { AppContext } from '../context.ts';
+import type { BodyKind } from '../route-table.ts';
 import { HttpProblem, validationProblem } from '../problem.ts';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
@@ -14,6 +15,7 @@ const JSON_MEDIA_TYPE = /^application\/(?:[a-z0-9!#$&^_.+-]+\+)?json$/i;
 
 /** True when `contentType` is application/json or any `+json` type, parameters allowed. */
 export function isJsonMediaType(contentType: string | undefined): boolean {
+  if (contentType === 'application/json') return true;
   const essence = (contentType ?? '').split(';')[0]?.trim() ?? '';
   return JSON_MEDIA_TYPE.test(essence);
 }
@@ -64,48 +66,53 @@ export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer
 
 /** Parses the body of POST and PUT requests into `ctx.state.body` according to the route's body kind. */
 export function parseBody(limit: number) {
-  return async function bodyMiddleware(ctx: AppContext, next: Next): Promise<void> {
+  return function bodyMiddleware(ctx: AppContext, next: Next): Promise<void> {
     const kind = ctx.state.route?.method?.body;
     if (kind === undefined) return next();
-    const hasBody = requestHasBody(ctx.req);
-    const contentType = ctx.get('Content-Type') || undefined;
-    if (kind === 'empty' && !hasBody) {
-      ctx.state.rawBody = Buffer.alloc(0);
-      return next();
-    }
-    if (!isJsonMediaType(contentType)) {
-      throw new HttpProblem(415, {
-        detail: 'The request body must be JSON: send Content-Type: application/json.',
-      });
-    }
-    const encoding = ctx.get('Content-Encoding');
-    if (encoding !== '' && encoding.toLowerCase() !== 'identity') {
-      throw new HttpProblem(415, { detail: `The content coding "${encoding}" is not supported.` });
-    }
-    const declared = Number(ctx.get('Content-Length') || '0');
-    if (declared > limit) {
-      ctx.req.resume();
-      throw tooLarge(limit);
-    }
-    const raw = await readRawBody(ctx.req, limit);
-    ctx.state.rawBody = raw;
-    if (kind === 'empty' && raw.length === 0) return next();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(strictUtf8.decode(raw));
-    } catch {
-      throw new HttpProblem(400, { detail: 'The request body is not valid JSON in UTF-8 (RFC 8259 §8.1).' });
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      throw validationProblem([{ field: '(body)', message: 'must be a JSON object' }]);
-    }
-    if (kind === 'empty') {
-      const members = Object.keys(parsed);
-      if (members.length > 0) {
-        throw validationProblem(members.map((field) => ({ field, message: 'is not allowed: this action takes no body' })));
-      }
-    }
-    ctx.state.body = parsed;
-    return next();
+    return readBody(ctx, next, kind, limit);
   };
+}
+
+/** Reads, checks and parses the body of a route that takes one (D-BODY). */
+async function readBody(ctx: AppContext, next: Next, kind: BodyKind, limit: number): Promise<void> {
+  const hasBody = requestHasBody(ctx.req);
+  const contentType = ctx.req.headers['content-type'] || undefined;
+  if (kind === 'empty' && !hasBody) {
+    ctx.state.rawBody = Buffer.alloc(0);
+    return next();
+  }
+  if (!isJsonMediaType(contentType)) {
+    throw new HttpProblem(415, {
+      detail: 'The request body must be JSON: send Content-Type: application/json.',
+    });
+  }
+  const encoding = ctx.req.headers['content-encoding'] ?? '';
+  if (encoding !== '' && encoding.toLowerCase() !== 'identity') {
+    throw new HttpProblem(415, { detail: `The content coding "${encoding}" is not supported.` });
+  }
+  const declared = Number(ctx.req.headers['content-length'] || '0');
+  if (declared > limit) {
+    ctx.req.resume();
+    throw tooLarge(limit);
+  }
+  const raw = await readRawBody(ctx.req, limit);
+  ctx.state.rawBody = raw;
+  if (kind === 'empty' && raw.length === 0) return next();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(strictUtf8.decode(raw));
+  } catch {
+    throw new HttpProblem(400, { detail: 'The request body is not valid JSON in UTF-8 (RFC 8259 §8.1).' });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw validationProblem([{ field: '(body)', message: 'must be a JSON object' }]);
+  }
+  if (kind === 'empty') {
+    const members = Object.keys(parsed);
+    if (members.length > 0) {
+      throw validationProblem(members.map((field) => ({ field, message: 'is not allowed: this action takes no body' })));
+    }
+  }
+  ctx.state.body = parsed;
+  return next();
 }

@@ -12,11 +12,13 @@ import { type HttpProblem, PROBLEM_CONTENT_TYPE, notFound, renderProblem, toHttp
 /** Writes the problem document of `problem` into `ctx`. */
 export function respondWithProblem(ctx: AppContext, problem: HttpProblem): void {
   const rendered = renderProblem(problem, ctx.path);
-  ctx.remove('Location');
+  const res = ctx.res;
+  if (res.headersSent) return;
+  res.removeHeader('Location');
   ctx.status = rendered.status;
-  for (const [name, value] of Object.entries(rendered.headers)) ctx.set(name, value);
+  for (const name in rendered.headers) res.setHeader(name, rendered.headers[name] ?? '');
+  res.setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
   ctx.body = rendered.body;
-  ctx.type = PROBLEM_CONTENT_TYPE;
 }
 
 /**
@@ -33,7 +35,7 @@ export function errorHandler(storeUnavailableRetryAfterSeconds: number) {
       if (problem.status >= 500) ctx.app.emit('error', error, ctx);
       respondWithProblem(ctx, problem);
     } finally {
-      ctx.set('Cache-Control', cacheControlFor(ctx));
+      if (!ctx.res.headersSent) ctx.res.setHeader('Cache-Control', cacheControlFor(ctx));
     }
   };
 }

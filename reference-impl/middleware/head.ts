@@ -17,30 +17,40 @@ export function uriTooLong(): HttpProblem {
 }
 
 const SINGLETONS = new Set(['authorization', 'content-type', 'host', 'idempotency-key']);
+const SINGLETON_LENGTHS = new Set([...SINGLETONS].map((name) => name.length));
 
 /** The first singleton header (lower-case) that the request carries more than once, if any. */
 export function duplicatedSingleton(req: IncomingMessage): string | undefined {
-  const seen = new Set<string>();
-  for (let index = 0; index < req.rawHeaders.length; index += 2) {
-    const name = (req.rawHeaders[index] ?? '').toLowerCase();
+  const raw = req.rawHeaders;
+  let seen: string[] | undefined;
+  for (let index = 0; index < raw.length; index += 2) {
+    const rawName = raw[index] ?? '';
+    if (!SINGLETON_LENGTHS.has(rawName.length)) continue;
+    const name = rawName.toLowerCase();
     if (!SINGLETONS.has(name)) continue;
-    if (seen.has(name)) return name;
-    seen.add(name);
+    if (seen === undefined) seen = [name];
+    else if (seen.includes(name)) return name;
+    else seen.push(name);
   }
   return undefined;
 }
 
-/** Refuses duplicated singleton headers and a missing Host with a 400 problem. */
+/** Throws the 414/400 problem of a request head that is too long, ambiguous or lacks Host. */
+export function checkHead(ctx: AppContext): void {
+  if (ctx.url.length > MAX_REQUEST_TARGET) throw uriTooLong();
+  const duplicated = duplicatedSingleton(ctx.req);
+  if (duplicated) {
+    throw new HttpProblem(400, { detail: `The header ${duplicated} must be sent at most once.` });
+  }
+  if (ctx.req.httpVersion === '1.1' && ctx.req.headers.host === undefined) {
+    throw new HttpProblem(400, { detail: 'An HTTP/1.1 request must carry a Host header.' });
+  }
+}
+
+/** Refuses duplicated singleton headers and a missing Host with a 400 problem (a separate layer; the app runs `checkHead` in the route middleware). */
 export function headCheck() {
-  return async function headMiddleware(ctx: AppContext, next: Next): Promise<void> {
-    if (ctx.url.length > MAX_REQUEST_TARGET) throw uriTooLong();
-    const duplicated = duplicatedSingleton(ctx.req);
-    if (duplicated) {
-      throw new HttpProblem(400, { detail: `The header ${duplicated} must be sent at most once.` });
-    }
-    if (ctx.req.httpVersion === '1.1' && ctx.req.headers.host === undefined) {
-      throw new HttpProblem(400, { detail: 'An HTTP/1.1 request must carry a Host header.' });
-    }
+  return function headMiddleware(ctx: AppContext, next: Next): Promise<void> {
+    checkHead(ctx);
     return next();
   };
 }

@@ -4,7 +4,7 @@
  * the result (status < 500) is stored and replayed, a different payload is 422, a request still
  * running is 409.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Next } from 'koa';
 import type { Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
@@ -15,7 +15,7 @@ const KEY_SYNTAX = /^[\x21-\x7e]{1,255}$/;
 
 /** The fingerprint of a request: method, path and the SHA-256 of the raw body. */
 export function fingerprintOf(method: string, path: string, rawBody: Buffer): string {
-  return `${method} ${path} ${createHash('sha256').update(rawBody).digest('hex')}`;
+  return `${method} ${path} ${hash('sha256', rawBody, 'hex')}`;
 }
 
 function storedFrom(ctx: AppContext): StoredResponse {
@@ -39,9 +39,13 @@ function replay(ctx: AppContext, stored: StoredResponse): void {
 /** The idempotency middleware; runs after authentication and body parsing. */
 export function idempotency(config: Config, store: IdempotencyStore) {
   const { ttlSeconds, lockSeconds } = config.idempotency;
-  return async function idempotencyMiddleware(ctx: AppContext, next: Next): Promise<void> {
+  return function idempotencyMiddleware(ctx: AppContext, next: Next): Promise<void> {
     const header = ctx.headers['idempotency-key'];
     if (ctx.method !== 'POST' || header === undefined) return next();
+    return keyed(ctx, next, header);
+  };
+
+  async function keyed(ctx: AppContext, next: Next, header: string | string[]): Promise<void> {
     if (typeof header !== 'string' || !KEY_SYNTAX.test(header)) {
       throw new HttpProblem(400, {
         type: 'invalid-idempotency-key',
@@ -93,5 +97,5 @@ export function idempotency(config: Config, store: IdempotencyStore) {
       return;
     }
     await store.complete(key, fingerprint, storedFrom(ctx), ttlSeconds);
-  };
+  }
 }

@@ -50,12 +50,18 @@ export function rateLimitedProblem(decision: RateLimitDecision): HttpProblem {
 /** Identifies the caller (`ctx.state.identity`) and takes one token before anything else runs. */
 export function rateLimit(config: Config, tokens: TokenRegistry, store: RateLimitStore) {
   return async function rateLimitMiddleware(ctx: AppContext, next: Next): Promise<void> {
+    const authorization = ctx.req.headers.authorization;
     ctx.state.identity =
-      duplicatedSingleton(ctx.req) === 'authorization' ? { kind: 'invalid' } : tokens.identify(ctx.headers.authorization);
-    const address = ctx.ip || ctx.req.socket.remoteAddress || 'unknown';
+      authorization !== undefined && duplicatedSingleton(ctx.req) === 'authorization' ? { kind: 'invalid' } : tokens.identify(authorization);
+    const address = ctx.state.identity.kind === 'token' ? '' : ctx.ip || ctx.req.socket.remoteAddress || 'unknown';
     const { key, policy } = bucketFor(ctx.state.identity, address, config);
     const decision = await store.take(key, policy);
-    ctx.set(rateLimitHeaders(decision));
+    const res = ctx.res;
+    if (!res.headersSent) {
+      res.setHeader('RateLimit-Limit', String(decision.limit));
+      res.setHeader('RateLimit-Remaining', String(decision.remaining));
+      res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
+    }
     if (!decision.allowed) throw rateLimitedProblem(decision);
     if (decision.delayMs !== undefined && decision.delayMs > 0) {
       await new Promise((resolve) => setTimeout(resolve, decision.delayMs));

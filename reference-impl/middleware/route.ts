@@ -7,17 +7,22 @@ import type { Next } from 'koa';
 import type { AppContext } from '../context.ts';
 import { HttpProblem, notFound } from '../problem.ts';
 import { matchRoute } from '../route-table.ts';
+import { checkHead } from './head.ts';
 
-/** Matches the request against the route table and stores the match in `ctx.state.route`. */
+/**
+ * Checks the request head (`checkHead`: 414, duplicated singleton headers, missing Host), then
+ * matches the request against the route table and stores the match in `ctx.state.route`.
+ */
 export function routeCheck() {
-  return async function routeMiddleware(ctx: AppContext, next: Next): Promise<void> {
+  return function routeMiddleware(ctx: AppContext, next: Next): Promise<void> {
+    checkHead(ctx);
     const match = matchRoute(ctx.path, ctx.method);
     if (!match) throw notFound();
     ctx.state.route = match;
     if (ctx.method === 'OPTIONS') {
       ctx.set('Allow', match.allow);
       ctx.status = 204;
-      return;
+      return Promise.resolve();
     }
     if (!match.method) {
       throw new HttpProblem(405, {

@@ -1,13 +1,13 @@
 /** The caller's account (spec/decisions.md D-FIELDS `account`): the token's user, read-only. */
-import { Router } from '@koa/router';
-import type { AppState, Deps } from '../context.ts';
+import { RouteSet } from './route-set.ts';
+import type { Deps } from '../context.ts';
 import { principalOf } from '../context.ts';
 import { accountRepresentation } from '../representations.ts';
 import { getOr404 } from './common.ts';
 
 /** The account router. */
-export function accountRoutes({ stores }: Deps): Router<AppState> {
-  const router = new Router<AppState>({ strict: true, sensitive: true });
+export function accountRoutes({ stores }: Deps): RouteSet {
+  const router = new RouteSet();
   router.get('/account', async (ctx) => {
     const principal = principalOf(ctx);
     const user = await getOr404(stores.resources, 'users', principal.userId);

@@ -1,6 +1,6 @@
 /** Authors (spec/decisions.md D-PATHS, D-FIELDS): public reads, create and delete with `posts:write`. */
-import { Router } from '@koa/router';
-import type { AppState, Deps } from '../context.ts';
+import { RouteSet } from './route-set.ts';
+import type { Deps } from '../context.ts';
 import { notFound } from '../problem.ts';
 import { applyQuery, pageDocument, parseCollectionQuery } from '../query.ts';
 import { authorRepresentation } from '../representations.ts';
@@ -15,8 +15,8 @@ interface AuthorRequest {
 }
 
 /** The authors router. */
-export function authorsRoutes({ stores }: Deps): Router<AppState> {
-  const router = new Router<AppState>({ strict: true, sensitive: true });
+export function authorsRoutes({ stores }: Deps): RouteSet {
+  const router = new RouteSet();
   const resources = stores.resources;
 
   router.get('/authors', async (ctx) => {
@@ -25,7 +25,7 @@ export function authorsRoutes({ stores }: Deps): Router<AppState> {
     ctx.body = pageDocument(ctx.path, query, page.map(authorRepresentation), total);
   });
 
-  router.get('/authors/:id', async (ctx) => {
+  router.get('/authors/{id}', async (ctx) => {
     ctx.body = authorRepresentation(await getOr404(resources, 'authors', idParam(ctx)));
   });
 
@@ -43,7 +43,7 @@ export function authorsRoutes({ stores }: Deps): Router<AppState> {
     created(ctx, `/authors/${author.id}`, authorRepresentation(author));
   });
 
-  router.delete('/authors/:id', async (ctx) => {
+  router.delete('/authors/{id}', async (ctx) => {
     if (!(await resources.delete('authors', idParam(ctx)))) throw notFound();
     ctx.status = 204;
   });

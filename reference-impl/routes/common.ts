@@ -36,8 +36,7 @@ export function validBody<T>(ctx: AppContext, name: RequestSchema, extra: FieldE
 
 /** The integer value of a path parameter already checked by the route table (D-IDS). */
 export function idParam(ctx: AppContext, name = 'id'): number {
-  const params = (ctx as unknown as { params?: Record<string, string> }).params ?? {};
-  const value = Number(params[name]);
+  const value = Number(ctx.state.route?.params[name]);
   if (!Number.isSafeInteger(value) || value < 1) throw notFound();
   return value;
 }

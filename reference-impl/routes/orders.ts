@@ -3,8 +3,8 @@
  * transitions `cancel` and `pay` (which creates a payment and its transfer), 409
  * `illegal-transition` when the order is not pending.
  */
-import { Router } from '@koa/router';
-import type { AppState, Deps } from '../context.ts';
+import { RouteSet } from './route-set.ts';
+import type { Deps } from '../context.ts';
 import { principalOf } from '../context.ts';
 import { HttpProblem, notFound } from '../problem.ts';
 import { applyQuery, pageDocument, parseCollectionQuery } from '../query.ts';
@@ -65,8 +65,8 @@ async function transition(
 }
 
 /** The orders router. */
-export function ordersRoutes({ stores }: Deps): Router<AppState> {
-  const router = new Router<AppState>({ strict: true, sensitive: true });
+export function ordersRoutes({ stores }: Deps): RouteSet {
+  const router = new RouteSet();
   const resources = stores.resources;
 
   router.get('/orders', async (ctx) => {
@@ -95,11 +95,11 @@ export function ordersRoutes({ stores }: Deps): Router<AppState> {
     created(ctx, `/orders/${order.id}`, orderRepresentation(order));
   });
 
-  router.get('/orders/:id', async (ctx) => {
+  router.get('/orders/{id}', async (ctx) => {
     ctx.body = orderRepresentation(await getOwnedOr404(resources, 'orders', idParam(ctx), principalOf(ctx).userId));
   });
 
-  router.post('/orders/:id/cancel', async (ctx) => {
+  router.post('/orders/{id}/cancel', async (ctx) => {
     const order = await transition(resources, idParam(ctx), principalOf(ctx).userId, 'cancel', (current) => ({
       ...current,
       status: 'cancelled',
@@ -108,12 +108,11 @@ export function ordersRoutes({ stores }: Deps): Router<AppState> {
     ctx.body = orderRepresentation(order);
   });
 
-  router.post('/orders/:id/payment', async (ctx) => {
+  router.post('/orders/{id}/payment', async (ctx) => {
     const id = idParam(ctx);
     const { userId } = principalOf(ctx);
     await getOwnedOr404(resources, 'orders', id, userId);
-    const paymentId = await resources.nextId('payments');
-    const transferId = await resources.nextId('transfers');
+    const [paymentId, transferId] = await Promise.all([resources.nextId('payments'), resources.nextId('transfers')]);
     const order = await transition(resources, id, userId, 'pay', (current) => ({
       ...current,
       status: 'paid',

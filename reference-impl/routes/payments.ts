@@ -2,8 +2,8 @@
  * Payments and transfers (spec/decisions.md D-FIELDS): `POST /payments` creates a payment and
  * the transfer it produces; both are readable only by their owner (D-AUTH).
  */
-import { Router } from '@koa/router';
-import type { AppState, Deps } from '../context.ts';
+import { RouteSet } from './route-set.ts';
+import type { Deps } from '../context.ts';
 import { principalOf } from '../context.ts';
 import { applyQuery, pageDocument, parseCollectionQuery } from '../query.ts';
 import { paymentRepresentation, transferRepresentation } from '../representations.ts';
@@ -29,7 +29,7 @@ export interface NewPayment {
   createdBy?: string;
 }
 
-/** Stores a succeeded payment and its completed transfer (the transfer first, so a payment never links to nothing). */
+/** Stores a succeeded payment and its completed transfer in one step (the transfer first, so a payment never links to nothing). */
 export async function createPayment(store: ResourceStore, input: NewPayment): Promise<StoredResource> {
   const createdAt = now();
   const transfer: StoredResource = {
@@ -52,14 +52,16 @@ export async function createPayment(store: ResourceStore, input: NewPayment): Pr
     createdAt,
     ...(input.createdBy === undefined ? {} : { [CREATED_BY]: input.createdBy }),
   };
-  await store.put('transfers', transfer);
-  await store.put('payments', payment);
+  await store.putAll([
+    ['transfers', transfer],
+    ['payments', payment],
+  ]);
   return payment;
 }
 
 /** The payments and transfers router. */
-export function paymentsRoutes({ stores }: Deps): Router<AppState> {
-  const router = new Router<AppState>({ strict: true, sensitive: true });
+export function paymentsRoutes({ stores }: Deps): RouteSet {
+  const router = new RouteSet();
   const resources = stores.resources;
 
   for (const kind of ['payments', 'transfers'] as const) {
@@ -71,18 +73,24 @@ export function paymentsRoutes({ stores }: Deps): Router<AppState> {
       const { page, total } = applyQuery(own, query);
       ctx.body = pageDocument(ctx.path, query, page.map(represent), total);
     });
-    router.get(`/${kind}/:id`, async (ctx) => {
+    router.get(`/${kind}/{id}`, async (ctx) => {
       ctx.body = represent(await getOwnedOr404(resources, kind, idParam(ctx), principalOf(ctx).userId));
     });
   }
 
   router.post('/payments', async (ctx) => {
     const request = validBody<PaymentRequest>(ctx, 'payment-request');
-    const earlier = await createdEarlier(ctx, resources, 'payments');
+    // The marker lookup and both id allocations go out together (one round trip to Redis); when an
+    // earlier attempt is found the two ids are left unused, which D-IDS allows (never reused).
+    const [earlier, paymentId, transferId] = await Promise.all([
+      createdEarlier(ctx, resources, 'payments'),
+      resources.nextId('payments'),
+      resources.nextId('transfers'),
+    ]);
     if (earlier) return created(ctx, `/payments/${earlier.id}`, paymentRepresentation(earlier));
     const payment = await createPayment(resources, {
-      paymentId: await resources.nextId('payments'),
-      transferId: await resources.nextId('transfers'),
+      paymentId,
+      transferId,
       userId: principalOf(ctx).userId,
       amount: request.amount,
       currency: request.currency,

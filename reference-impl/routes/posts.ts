@@ -2,8 +2,8 @@
  * Posts and their nested comments (spec/decisions.md D-PATHS, D-FIELDS): public reads, writes
  * with `posts:write`; a post names an existing author (else 422), a comment belongs to its post.
  */
-import { Router } from '@koa/router';
-import type { AppState, Deps } from '../context.ts';
+import { RouteSet } from './route-set.ts';
+import type { Deps } from '../context.ts';
 import { notFound } from '../problem.ts';
 import { applyQuery, pageDocument, parseCollectionQuery } from '../query.ts';
 import { commentRepresentation, postRepresentation } from '../representations.ts';
@@ -32,8 +32,8 @@ async function commentOf(store: ResourceStore, postId: number, commentId: number
 }
 
 /** The posts and comments router. */
-export function postsRoutes({ stores }: Deps): Router<AppState> {
-  const router = new Router<AppState>({ strict: true, sensitive: true });
+export function postsRoutes({ stores }: Deps): RouteSet {
+  const router = new RouteSet();
   const resources = stores.resources;
 
   router.get('/posts', async (ctx) => {
@@ -42,7 +42,7 @@ export function postsRoutes({ stores }: Deps): Router<AppState> {
     ctx.body = pageDocument(ctx.path, query, page.map(postRepresentation), total);
   });
 
-  router.get('/posts/:id', async (ctx) => {
+  router.get('/posts/{id}', async (ctx) => {
     ctx.body = postRepresentation(await getOr404(resources, 'posts', idParam(ctx)));
   });
 
@@ -67,7 +67,7 @@ export function postsRoutes({ stores }: Deps): Router<AppState> {
     created(ctx, `/posts/${post.id}`, postRepresentation(post));
   });
 
-  router.delete('/posts/:id', async (ctx) => {
+  router.delete('/posts/{id}', async (ctx) => {
     const id = idParam(ctx);
     if (!(await resources.delete('posts', id))) throw notFound();
     const comments = (await resources.list('comments')).filter((comment) => comment.postId === id);
@@ -75,7 +75,7 @@ export function postsRoutes({ stores }: Deps): Router<AppState> {
     ctx.status = 204;
   });
 
-  router.get('/posts/:id/comments', async (ctx) => {
+  router.get('/posts/{id}/comments', async (ctx) => {
     const postId = idParam(ctx);
     await getOr404(resources, 'posts', postId);
     const query = parseCollectionQuery(ctx.query, COMMENT_QUERY);
@@ -84,7 +84,7 @@ export function postsRoutes({ stores }: Deps): Router<AppState> {
     ctx.body = pageDocument(ctx.path, query, page.map(commentRepresentation), total);
   });
 
-  router.post('/posts/:id/comments', async (ctx) => {
+  router.post('/posts/{id}/comments', async (ctx) => {
     const postId = idParam(ctx);
     await getOr404(resources, 'posts', postId);
     const request = validBody<CommentRequest>(ctx, 'comment-request');
@@ -101,11 +101,11 @@ export function postsRoutes({ stores }: Deps): Router<AppState> {
     created(ctx, `/posts/${postId}/comments/${comment.id}`, commentRepresentation(comment));
   });
 
-  router.get('/posts/:id/comments/:commentId', async (ctx) => {
+  router.get('/posts/{id}/comments/{commentId}', async (ctx) => {
     ctx.body = commentRepresentation(await commentOf(resources, idParam(ctx), idParam(ctx, 'commentId')));
   });
 
-  router.delete('/posts/:id/comments/:commentId', async (ctx) => {
+  router.delete('/posts/{id}/comments/{commentId}', async (ctx) => {
     const comment = await commentOf(resources, idParam(ctx), idParam(ctx, 'commentId'));
     if (!(await resources.delete('comments', comment.id))) throw notFound();
     ctx.status = 204;

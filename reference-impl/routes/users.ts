@@ -2,8 +2,8 @@
  * Users (spec/decisions.md D-PATHS, D-FIELDS, D-CONCURRENCY): public list and item reads, create,
  * replace with optional version check, delete, and the owner-only `/users/{id}/orders`.
  */
-import { Router } from '@koa/router';
-import type { AppState, Deps } from '../context.ts';
+import { RouteSet } from './route-set.ts';
+import type { Deps } from '../context.ts';
 import { principalOf } from '../context.ts';
 import { HttpProblem, notFound } from '../problem.ts';
 import { applyQuery, pageDocument, parseCollectionQuery } from '../query.ts';
@@ -56,8 +56,8 @@ async function withEmailLock<T>(stores: Stores, lockSeconds: number, email: stri
 }
 
 /** The users router. */
-export function usersRoutes({ stores, config }: Deps): Router<AppState> {
-  const router = new Router<AppState>({ strict: true, sensitive: true });
+export function usersRoutes({ stores, config }: Deps): RouteSet {
+  const router = new RouteSet();
   const resources = stores.resources;
   const lockSeconds = config.idempotency.lockSeconds;
 
@@ -67,7 +67,7 @@ export function usersRoutes({ stores, config }: Deps): Router<AppState> {
     ctx.body = pageDocument(ctx.path, query, page.map(userRepresentation), total);
   });
 
-  router.get('/users/:id', async (ctx) => {
+  router.get('/users/{id}', async (ctx) => {
     ctx.body = userRepresentation(await getOr404(resources, 'users', idParam(ctx)));
   });
 
@@ -92,7 +92,7 @@ export function usersRoutes({ stores, config }: Deps): Router<AppState> {
     created(ctx, `/users/${user.id}`, userRepresentation(user));
   });
 
-  router.put('/users/:id', async (ctx) => {
+  router.put('/users/{id}', async (ctx) => {
     const id = idParam(ctx);
     const request = validBody<UserRequest>(ctx, 'user-request');
     const updated = await withEmailLock(stores, lockSeconds, request.email, async () => {
@@ -121,12 +121,12 @@ export function usersRoutes({ stores, config }: Deps): Router<AppState> {
     ctx.body = userRepresentation(updated);
   });
 
-  router.delete('/users/:id', async (ctx) => {
+  router.delete('/users/{id}', async (ctx) => {
     if (!(await resources.delete('users', idParam(ctx)))) throw notFound();
     ctx.status = 204;
   });
 
-  router.get('/users/:id/orders', async (ctx) => {
+  router.get('/users/{id}/orders', async (ctx) => {
     const id = idParam(ctx);
     if (id !== principalOf(ctx).userId) throw notFound();
     await getOr404(resources, 'users', id);

@@ -89,6 +89,12 @@ export interface ResourceStore {
   list(kind: ResourceKind): Promise<StoredResource[]>;
   /** Creates or overwrites; a string `CREATED_BY` member is indexed for `findCreatedBy`. */
   put(kind: ResourceKind, resource: StoredResource): Promise<void>;
+  /**
+   * Creates or overwrites several resources in one step, in order, as `put` does each (issue 7:
+   * one Redis round trip, MULTI/EXEC, for a payment and its transfer; the memory adapter calls
+   * `this.put` for every entry within one synchronous step, so a decorated `put` sees each write).
+   */
+  putAll(entries: readonly (readonly [ResourceKind, StoredResource])[]): Promise<void>;
   /** The resource of `kind` whose `CREATED_BY` member equals `marker`, if it still exists. */
   findCreatedBy(kind: ResourceKind, marker: string): Promise<StoredResource | undefined>;
   /** Removes; resolves true when something was removed. */

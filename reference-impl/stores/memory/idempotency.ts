@@ -1,11 +1,11 @@
 import type { IdempotencyClaim, IdempotencyStore, StoredResponse } from '../types.ts';
-import { jsonCopy } from './json-copy.ts';
 import { Sweeper } from './sweeper.ts';
 
 interface IdempotencyRecord {
   state: 'in-flight' | 'completed';
   fingerprint: string;
-  response?: StoredResponse;
+  /** The stored response as JSON text, parsed on every replay (a fresh copy each time). */
+  response?: string;
   expiresAtMs: number;
 }
 
@@ -40,7 +40,7 @@ export function createMemoryIdempotency(clock: () => number): IdempotencyStore {
       }
       if (record.fingerprint !== fingerprint) return { state: 'mismatch' };
       if (record.state === 'in-flight' || record.response === undefined) return { state: 'in-flight' };
-      return { state: 'completed', response: jsonCopy(record.response) } satisfies IdempotencyClaim;
+      return { state: 'completed', response: JSON.parse(record.response) as StoredResponse } satisfies IdempotencyClaim;
     },
 
     async complete(key, fingerprint, response, ttlSeconds) {
@@ -48,7 +48,7 @@ export function createMemoryIdempotency(clock: () => number): IdempotencyStore {
       const record = live(key, now);
       const ours = record === undefined || (record.state === 'in-flight' && record.fingerprint === fingerprint);
       if (!ours) return;
-      records.set(key, { state: 'completed', fingerprint, response: jsonCopy(response), expiresAtMs: now + ttlSeconds * 1000 });
+      records.set(key, { state: 'completed', fingerprint, response: JSON.stringify(response), expiresAtMs: now + ttlSeconds * 1000 });
     },
 
     async release(key, fingerprint) {

@@ -1,24 +1,37 @@
 import { CREATED_BY } from '../types.ts';
 import type { ResourceKind, ResourceStore, StoredResource } from '../types.ts';
-import { jsonCopy } from './json-copy.ts';
 
 /**
  * In-process resources: one Map per kind and one id counter per kind (D-IDS: ids are never reused).
- * Values are deep-copied (through JSON, as Redis would) in and out, so callers never share or mutate stored state.
+ * Values are kept as their JSON text (as Redis would keep them) and parsed on every read, so
+ * callers never share or mutate stored state, and a read costs one JSON.parse rather than a
+ * stringify-and-parse copy.
  */
 export function createMemoryResources(): ResourceStore {
-  const tables = new Map<ResourceKind, Map<number, StoredResource>>();
+  const tables = new Map<ResourceKind, Map<number, string>>();
   const sequences = new Map<ResourceKind, number>();
   const markers = new Map<string, number>();
   const markerKey = (kind: ResourceKind, marker: string): string => `${kind}\n${marker}`;
+  const parse = (json: string): StoredResource => JSON.parse(json) as StoredResource;
 
-  function table(kind: ResourceKind): Map<number, StoredResource> {
+  function table(kind: ResourceKind): Map<number, string> {
     let found = tables.get(kind);
     if (found === undefined) {
       found = new Map();
       tables.set(kind, found);
     }
     return found;
+  }
+
+  function put(kind: ResourceKind, resource: StoredResource): void {
+    table(kind).set(resource.id, JSON.stringify(resource));
+    const marker = resource[CREATED_BY];
+    if (typeof marker === 'string') markers.set(markerKey(kind, marker), resource.id);
+  }
+
+  function get(kind: ResourceKind, id: number): StoredResource | undefined {
+    const found = table(kind).get(id);
+    return found === undefined ? undefined : parse(found);
   }
 
   return {
@@ -31,16 +44,16 @@ export function createMemoryResources(): ResourceStore {
       sequences.set(kind, Math.max(sequences.get(kind) ?? 0, Math.floor(upTo)));
     },
     async get(kind, id) {
-      const found = table(kind).get(id);
-      return found === undefined ? undefined : jsonCopy(found);
+      return get(kind, id);
     },
     async list(kind) {
-      return [...table(kind).values()].sort((a, b) => a.id - b.id).map((r) => jsonCopy(r));
+      return [...table(kind)].sort((a, b) => a[0] - b[0]).map(([, json]) => parse(json));
     },
     async put(kind, resource) {
-      table(kind).set(resource.id, jsonCopy(resource));
-      const marker = resource[CREATED_BY];
-      if (typeof marker === 'string') markers.set(markerKey(kind, marker), resource.id);
+      put(kind, resource);
+    },
+    async putAll(entries) {
+      await Promise.all(entries.map(([kind, resource]) => this.put(kind, resource)));
     },
     async findCreatedBy(kind, marker) {
       const id = markers.get(markerKey(kind, marker));
@@ -53,11 +66,11 @@ export function createMemoryResources(): ResourceStore {
       const rows = table(kind);
       const current = rows.get(id);
       if (current === undefined) return undefined;
-      const next = change(jsonCopy(current));
-      if (next === undefined) return jsonCopy(current);
-      const stored = jsonCopy({ ...next, id });
+      const next = change(parse(current));
+      if (next === undefined) return parse(current);
+      const stored = JSON.stringify({ ...next, id });
       rows.set(id, stored);
-      return jsonCopy(stored);
+      return parse(stored);
     },
   };
 }

@@ -20,6 +20,25 @@ end
 return 0
 `);
 
+/**
+ * ARGV[1] = n, then per entry: id, JSON, marked (1|0); KEYS per entry: item, index, and the marker
+ * key when marked. Writes every item with its index entry and marker in one atomic step.
+ */
+const PUT_ALL = lua(`
+local k = 1
+for i = 0, tonumber(ARGV[1]) - 1 do
+  local id, json, marked = ARGV[2 + i * 3], ARGV[3 + i * 3], ARGV[4 + i * 3]
+  redis.call('SET', KEYS[k], json)
+  redis.call('ZADD', KEYS[k + 1], id, id)
+  k = k + 2
+  if marked == '1' then
+    redis.call('SET', KEYS[k], id)
+    k = k + 1
+  end
+end
+return 1
+`);
+
 const MAX_UPDATE_ATTEMPTS = 1000;
 
 /** Throws the first error reply of a MULTI/EXEC, else returns the replies. */
@@ -33,7 +52,8 @@ const MGET_BATCH = 500;
 /**
  * Resources in Redis: `<prefix>res:<kind>:<id>` holds the JSON, the sorted set `<prefix>idx:<kind>`
  * (score = id) orders them for `list`, `<prefix>seq:<kind>` allocates ids with INCR (never reused),
- * `<prefix>mark:<kind>:<sha256 of marker>` maps a creation marker (`CREATED_BY`) to its id.
+ * `<prefix>mark:<kind>:<sha256 of marker>` maps a creation marker (`CREATED_BY`) to its id; `put`
+ * and `putAll` write all three in one Lua script.
  * `update` is an optimistic compare-and-set loop, so concurrent updates never lose a write.
  */
 export function createRedisResources(connection: RedisConnection, keyPrefix: string): ResourceStore {
@@ -43,6 +63,21 @@ export function createRedisResources(connection: RedisConnection, keyPrefix: str
   const markerKey = (kind: ResourceKind, marker: string): string =>
     `${keyPrefix}mark:${kind}:${createHash('sha256').update(marker).digest('hex')}`;
   const parse = (raw: string | null | undefined): StoredResource | undefined => (raw == null ? undefined : (JSON.parse(raw) as StoredResource));
+
+  /** One script for every entry: the item, its index entry and its marker (atomic, one command). */
+  async function putAll(entries: readonly (readonly [ResourceKind, StoredResource])[]): Promise<void> {
+    if (entries.length === 0) return;
+    const keys: string[] = [];
+    const args: (string | number)[] = [entries.length];
+    for (const [kind, resource] of entries) {
+      const marker = resource[CREATED_BY];
+      const marked = typeof marker === 'string';
+      keys.push(itemKey(kind, resource.id), indexKey(kind));
+      if (marked) keys.push(markerKey(kind, marker));
+      args.push(resource.id, JSON.stringify(resource), marked ? 1 : 0);
+    }
+    await connection.script(PUT_ALL, keys, args);
+  }
 
   return {
     async nextId(kind) {
@@ -68,16 +103,9 @@ export function createRedisResources(connection: RedisConnection, keyPrefix: str
       return found;
     },
     async put(kind, resource) {
-      const json = JSON.stringify(resource);
-      const marker = resource[CREATED_BY];
-      execReplies(
-        await connection.run((c) => {
-          const transaction = c.multi().set(itemKey(kind, resource.id), json).zadd(indexKey(kind), resource.id, String(resource.id));
-          if (typeof marker === 'string') transaction.set(markerKey(kind, marker), String(resource.id));
-          return transaction.exec();
-        }),
-      );
+      await putAll([[kind, resource]]);
     },
+    putAll,
     async findCreatedBy(kind, marker) {
       const id = await connection.run((c) => c.get(markerKey(kind, marker)));
       return id === null ? undefined : this.get(kind, Number(id));
