@@ -197,3 +197,32 @@ test('when the result cannot be recorded, a retry after the lock expires returns
     await flaky.close();
   }
 });
+
+test('X-Fault-Inject: delay-<ms> holds a keyed request in flight: the same key meanwhile is 409, then replays the one result', async () => {
+  const api = client(server.url);
+  const key = newKey();
+  const body = { amount: 4321, currency: 'eur' };
+  const before = await paymentCount(server.url);
+  const slow = api.post('/payments', { token: ALICE, body, headers: { 'Idempotency-Key': key, 'X-Fault-Inject': 'delay-400' } });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const during = await api.post('/payments', { token: ALICE, body, headers: { 'Idempotency-Key': key } });
+  const first = await slow;
+  expect(first.status).toBe(201);
+  expect(during.status).toBe(409);
+  expect(during.json.type).toBe('https://http-api-conformance.dev/problems/idempotency-key-in-flight');
+  expect(during.headers.get('retry-after')).toBe('1');
+  const after = await api.post('/payments', { token: ALICE, body, headers: { 'Idempotency-Key': key } });
+  expect(after.json).toEqual(first.json);
+  expect(await paymentCount(server.url)).toBe(before + 1);
+});
+
+test('X-Fault-Inject values other than 500, 503 and delay-1..5000 change nothing', async () => {
+  const api = client(server.url);
+  for (const value of ['delay-0', 'delay-5001', 'delay-x', '200']) {
+    const started = performance.now();
+    const reply = await api.get('/users/1', { headers: { 'X-Fault-Inject': value } });
+    expect(reply.status, value).toBe(200);
+    // A held request would take over 5 s; an ignored value answers at once (generous bound for a loaded machine).
+    expect(performance.now() - started, value).toBeLessThan(3000);
+  }
+});
