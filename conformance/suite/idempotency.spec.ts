@@ -136,6 +136,21 @@ test('a key reused with another payload is a 422 problem and creates nothing', {
   expect(replay.json, 'the stored result is untouched').toEqual(first.json);
 });
 
+test('a replayed 4xx result is the same problem document, media type included', { tag: ['@IDEMPOTENCY-REPLAY', '@PROBLEM-CONTENT-TYPE', '@idempotency'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-REPLAY' }, { type: 'requirement', description: 'PROBLEM-CONTENT-TYPE' }] }, async ({ target }) => {
+  const e = endpoint(target);
+  const invalid = target.profile.collections.find((c) => c.path === e?.path && c.invalid)?.invalid;
+  test.skip(!e || !invalid, !e ? noEndpoint : 'the profile gives no invalid body for the idempotent endpoint');
+  if (!e || !invalid) return;
+  const key = `hac-${uniqueValue()}`;
+  const first = await e.caller.post(e.path, invalid.body, keyed(key));
+  expect(first.status, describe(first)).toBeGreaterThanOrEqual(400);
+  expect(first.status, describe(first)).toBeLessThan(500);
+  const replay = await e.caller.post(e.path, invalid.body, keyed(key));
+  expect(replay.status, describe(replay)).toBe(first.status);
+  expect(replay.json).toEqual(first.json);
+  expect(problemIssues(replay)).toEqual([]);
+});
+
 /** Tries to catch a request whose key is in flight: with the slow fault value, else by concurrency. */
 async function catchInFlight(target: Target, e: Endpoint): Promise<HttpResponse | undefined> {
   const fault = target.profile.features?.faultInjection;

@@ -154,6 +154,16 @@ test('typed problems use the decided type URIs', { tag: ['@PROBLEM-TYPE-CATALOGU
     expect((reused.json as { type?: unknown }).type, describe(reused)).toBe(`${PROBLEMS}idempotency-key-reused`);
     const badKey = await target.client.post(idem.path, fillTemplate(idem.body), { headers: { 'idempotency-key': 'x'.repeat(256) } });
     expect((badKey.json as { type?: unknown }).type, describe(badKey)).toBe(`${PROBLEMS}invalid-idempotency-key`);
+    const fault = profile.features?.faultInjection;
+    if (fault?.slowValue) {
+      const slowKey = `hac-${uniqueValue()}`;
+      const body = fillTemplate(idem.body);
+      const slow = target.client.post(idem.path, body, { headers: { 'idempotency-key': slowKey, [fault.header]: fault.slowValue } });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const during = await target.client.post(idem.path, body, { headers: { 'idempotency-key': slowKey } });
+      await slow;
+      expect((during.json as { type?: unknown }).type, describe(during)).toBe(`${PROBLEMS}idempotency-key-in-flight`);
+    }
   }
 });
 

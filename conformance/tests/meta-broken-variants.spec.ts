@@ -1,0 +1,74 @@
+/**
+ * Issue 5 item 2, the meta-test: the conformance suite passes the unmodified reference server and
+ * fails every broken variant of fixtures/broken/, with the variant's declared requirement IDs among
+ * the failed (or, for SHOULD IDs, warning) requirements of results.json. Each variant runs the CLI
+ * as a child process with its own profile and grep, several at once, each bounded in time; the
+ * table (variant, declared IDs, caught or not, what else failed) is printed and attached.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test, expect } from '@playwright/test';
+import { VARIANTS, grepOf } from '../../fixtures/broken/index.ts';
+import type { BrokenVariant } from '../../fixtures/broken/index.ts';
+import { checkVariant, formatTable, pool } from '../../fixtures/broken/check.ts';
+import { REFERENCE } from '../../fixtures/broken/start.ts';
+
+const concurrency = Number(process.env.HAC_META_CONCURRENCY ?? 4);
+const perRunTimeoutMs = Number(process.env.HAC_META_RUN_TIMEOUT_MS ?? 150_000);
+
+function redisAnswers(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: hostname, port: Number(port || 6379) });
+    const done = (ok: boolean): void => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/** The unmodified reference server, run with every selection the given variants use. */
+function baselineFor(variants: readonly BrokenVariant[], instances: 1 | 2): BrokenVariant {
+  const suffix = instances === 2 ? ' (2 instances, redis)' : '';
+  return { ...REFERENCE, name: `reference${instances === 2 ? '-2-instances' : ''}`, description: `the unmodified reference server${suffix}`, instances, grep: variants.map(grepOf).join('|') };
+}
+
+// eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture arguments from the pattern
+test('the suite passes the unmodified reference server and catches every broken variant by its declared IDs', async ({}, testInfo) => {
+  test.setTimeout(8 * 60_000);
+  const redisUrl = process.env.HAC_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const redis = await redisAnswers(redisUrl);
+  const multi = VARIANTS.filter((v) => (v.instances ?? 1) === 2);
+  const single = VARIANTS.filter((v) => (v.instances ?? 1) === 1);
+  const runnable = redis ? VARIANTS : single;
+  if (!redis) testInfo.annotations.push({ type: 'skipped variants', description: `Redis does not answer at ${redisUrl}: ${multi.map((v) => v.name).join(', ')} not run` });
+  expect(VARIANTS.length, 'at least 25 variants (issue 5)').toBeGreaterThanOrEqual(25);
+  expect(new Set(VARIANTS.map((v) => v.name)).size, 'variant names are unique').toBe(VARIANTS.length);
+
+  const baselines = [baselineFor(single, 1), ...(redis && multi.length > 0 ? [baselineFor(multi, 2)] : [])];
+  // Outside test-results/: another Playwright run in the same tree would clean it mid-run.
+  const outRoot = mkdtempSync(join(tmpdir(), 'hac-broken-variants-'));
+  const started = performance.now();
+  const outcomes = await pool([...baselines, ...runnable], concurrency, (variant) => checkVariant(variant, { outRoot, workers: 1, timeoutMs: perRunTimeoutMs }));
+  const table = formatTable(outcomes);
+  const summary = `${table}\n\n${outcomes.length} runs in ${((performance.now() - started) / 1000).toFixed(1)} s (concurrency ${concurrency}); results under ${outRoot}`;
+  console.log(`\nbroken variants (issue 5):\n${summary}\n`);
+  await testInfo.attach('broken-variants.txt', { body: summary, contentType: 'text/plain' });
+
+  for (const outcome of outcomes.slice(0, baselines.length)) {
+    expect.soft(outcome.error, `${outcome.variant}: the run is complete (${outcome.outDir})`).toBeUndefined();
+    expect.soft(outcome.alsoFailed, `${outcome.variant}: nothing fails or warns against the unmodified reference server`).toEqual([]);
+    expect.soft(outcome.exitCode, `${outcome.variant}: the CLI exits 0`).toBe(0);
+  }
+  for (const outcome of outcomes.slice(baselines.length)) {
+    expect.soft(outcome.error, `${outcome.variant}: the run is complete (${outcome.outDir})`).toBeUndefined();
+    expect.soft(outcome.missed, `${outcome.variant}: every declared ID is failed or warning`).toEqual([]);
+    expect.soft(outcome.caught.length, `${outcome.variant}: something was caught`).toBeGreaterThan(0);
+  }
+  if (testInfo.errors.length === 0) rmSync(outRoot, { recursive: true, force: true });
+});
