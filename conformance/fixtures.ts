@@ -5,11 +5,11 @@
  * instances on Redis when no HAC_PROFILE is given), or the reason why there is none. The embedded
  * target is imported only when needed, so a run against another target never loads the reference server.
  */
-import net from 'node:net';
 import { test as base } from '@playwright/test';
 import { loadProfile } from './target/profile.ts';
 import type { TargetProfile } from './target/profile.ts';
 import { Target } from './support/target.ts';
+import { tcpAnswers } from './support/tcp.ts';
 
 export { expect } from '@playwright/test';
 
@@ -19,20 +19,6 @@ interface WorkerFixtures {
   profile: TargetProfile;
   target: Target;
   multi: MultiTarget;
-}
-
-/** Resolves true when something accepts TCP connections at host:port within `timeoutMs`. */
-export function tcpAnswers(host: string, port: number, timeoutMs = 1000): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    const done = (ok: boolean): void => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
 }
 
 /** Property run count: HAC_RUNS, else the profile's `runs.properties`, else 25. */

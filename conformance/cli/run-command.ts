@@ -5,7 +5,6 @@
  * 1 a requirement failed or the run did not finish, 2 unusable options, profile or target.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { summarize, writeResults } from '../report/results.ts';
 import type { RunResults } from '../report/results.ts';
@@ -15,25 +14,17 @@ import { grepPattern, parseRunOptions, RUN_USAGE, UsageError } from './options.t
 import type { RunOptions } from './options.ts';
 import { runSuite } from './playwright-process.ts';
 import { probeTargets } from './probe.ts';
+import { tcpAnswers } from '../support/tcp.ts';
 import { DEFAULT_PROFILE, hasBaseUrls, ProfileError, readProfile, validateProfile, withTargets } from './profile.ts';
 import type { ProfileDocument } from './profile.ts';
 import type { TargetProfile } from '../target/profile.ts';
 
 type Embedded = EmbeddedTarget;
 
-/** Whether something accepts TCP connections at `url`'s host and port within `timeoutMs`. */
-function tcpReachable(url: string, timeoutMs = 500): Promise<boolean> {
+/** Whether the Redis at `url` accepts connections (500 ms). */
+function redisAnswers(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect({ host: hostname, port: Number(port || 6379) });
-    const done = (ok: boolean): void => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
+  return tcpAnswers(hostname, Number(port || 6379), 500);
 }
 
 /**
@@ -44,7 +35,7 @@ function tcpReachable(url: string, timeoutMs = 500): Promise<boolean> {
 async function startEmbedded(): Promise<Embedded> {
   const { startEmbeddedTarget } = await import('../target/embedded.ts');
   const redisUrl = process.env.HAC_REDIS_URL ?? 'redis://127.0.0.1:6379';
-  if (process.env.HAC_EMBEDDED !== 'memory' && (await tcpReachable(redisUrl))) {
+  if (process.env.HAC_EMBEDDED !== 'memory' && (await redisAnswers(redisUrl))) {
     console.log(`embedded reference server: two instances sharing Redis at ${redisUrl}`);
     return startEmbeddedTarget({ instances: 2, store: 'redis', redisUrl });
   }
