@@ -6,7 +6,6 @@
  * table (variant, declared IDs, caught or not, what else failed) is printed and attached.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
@@ -14,22 +13,14 @@ import { VARIANTS, grepOf } from '../../fixtures/broken/index.ts';
 import type { BrokenVariant } from '../../fixtures/broken/index.ts';
 import { checkVariant, formatTable, pool } from '../../fixtures/broken/check.ts';
 import { REFERENCE } from '../../fixtures/broken/start.ts';
+import { tcpAnswers } from '../support/tcp.ts';
 
 const concurrency = Number(process.env.HAC_META_CONCURRENCY ?? 4);
 const perRunTimeoutMs = Number(process.env.HAC_META_RUN_TIMEOUT_MS ?? 150_000);
 
 function redisAnswers(url: string): Promise<boolean> {
   const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: hostname, port: Number(port || 6379) });
-    const done = (ok: boolean): void => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('connect', () => done(true));
-    socket.once('error', () => done(false));
-  });
+  return tcpAnswers(hostname, Number(port || 6379));
 }
 
 /** The unmodified reference server, run with every selection the given variants use. */

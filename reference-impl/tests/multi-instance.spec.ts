@@ -4,39 +4,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect, test } from '@playwright/test';
-import { Redis } from 'ioredis';
 import { ALICE, type TestServer, client, startTestServer } from './support/harness.ts';
 import { createRedisStores } from '../stores/redis/index.ts';
 import type { Stores } from '../stores/types.ts';
-
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-async function redisAnswers(): Promise<boolean> {
-  const probe = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null });
-  probe.on('error', () => undefined);
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
-
-async function deleteKeys(prefix: string): Promise<void> {
-  const admin = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-      if (keys.length > 0) await admin.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    admin.disconnect();
-  }
-}
+import { REDIS_URL, deleteKeys, redisAnswers } from './stores-helpers.ts';
 
 interface Pair {
   one: TestServer;

@@ -10,6 +10,7 @@ import { expect, test } from '@playwright/test';
 import { Redis } from 'ioredis';
 import { createRedisStores } from '../stores/redis/index.ts';
 import { ALICE, client, startTestServer } from './support/harness.ts';
+import { redisAnswers } from './stores-helpers.ts';
 
 const REDIS = { host: '127.0.0.1', port: 6379 };
 
@@ -44,21 +45,8 @@ async function startProxy(): Promise<{ port: number; cut(): Promise<void>; resto
   return { port, cut, restore: listen, stop: cut };
 }
 
-async function redisAnswers(): Promise<boolean> {
-  const probe = new Redis({ ...REDIS, lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null });
-  probe.on('error', () => undefined);
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
-
 test('a Redis outage is 503 with Retry-After within the timeout, and service resumes without a restart', async () => {
-  test.skip(!(await redisAnswers()), 'Redis does not answer at 127.0.0.1:6379');
+  test.skip(!(await redisAnswers(REDIS)), 'Redis does not answer at 127.0.0.1:6379');
   const proxy = await startProxy();
   const keyPrefix = `hac-test:${randomBytes(6).toString('hex')}:`;
   const stores = createRedisStores({ url: `redis://127.0.0.1:${proxy.port}`, keyPrefix, commandTimeoutMs: 500 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { createMemoryStores } from '../stores/memory/index.ts';
 import { createRedisStores } from '../stores/redis/index.ts';
 import type { Stores } from '../stores/types.ts';
@@ -9,6 +9,21 @@ export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** A unique key prefix for one test, so tests never touch each other's (or anyone's) keys. */
 export function uniquePrefix(): string {
   return `hac-test:${randomBytes(6).toString('hex')}:`;
+}
+
+/** Whether a Redis answers PING at `target` (a URL or connection options) within `connectTimeout` ms. */
+export async function redisAnswers(target: string | RedisOptions = REDIS_URL, connectTimeout = 1000): Promise<boolean> {
+  const options: RedisOptions = { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout, retryStrategy: () => null };
+  const probe = typeof target === 'string' ? new Redis(target, options) : new Redis({ ...target, ...options });
+  probe.on('error', () => undefined);
+  try {
+    await probe.connect();
+    return (await probe.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
 }
 
 /** Deletes every key under `prefix` (SCAN, never FLUSHDB). */

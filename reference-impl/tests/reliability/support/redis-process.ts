@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { redisAnswers } from '../../stores-helpers.ts';
 import { Redis } from 'ioredis';
 
 /** A free TCP port on 127.0.0.1 (bound and released; the small race is acceptable on loopback). */
@@ -18,19 +19,6 @@ export function freePort(): Promise<number> {
       probe.close(() => resolve(port));
     });
   });
-}
-
-async function answers(port: number): Promise<boolean> {
-  const probe = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 300, retryStrategy: () => null });
-  probe.on('error', () => undefined);
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
 }
 
 export interface RedisProcess {
@@ -76,7 +64,7 @@ export async function privateRedis(options: { aofDir?: string } = {}): Promise<R
       });
       const deadline = performance.now() + 10_000;
       while (performance.now() < deadline) {
-        if (await answers(port)) return;
+        if (await redisAnswers({ host: '127.0.0.1', port }, 300)) return;
         if (child.exitCode !== null) throw new Error(`redis-server exited with ${child.exitCode} on port ${port}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
