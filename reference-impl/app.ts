@@ -5,6 +5,7 @@
  * (fixtures/broken) find these layers in `app.middleware` by their function names.
  */
 import Koa from 'koa';
+import { compileAllSchemas } from '../spec/schemas.ts';
 import type { Config } from './config.ts';
 import type { AppState, Deps } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
@@ -33,6 +34,8 @@ export interface AppOptions {
 
 /** Builds the Koa app of the reference server (issue 3, item 1). */
 export function createApp({ config, stores, logError }: AppOptions): Koa<AppState> {
+  // Every request schema is compiled here, once, so that no request pays for a compilation (issue 7).
+  compileAllSchemas();
   const app = new Koa<AppState>({ proxy: false });
   const deps: Deps = { config, stores };
   const log = logError ?? ((error: unknown) => console.error('[reference-server] unhandled error:', error));

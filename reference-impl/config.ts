@@ -61,6 +61,9 @@ export function defaultConfig(): Config {
       { token: 'dev-token-bob', userId: 2, permissions: [...all], plan: 'standard' },
       { token: 'dev-token-reader', userId: 3, permissions: ['orders:read', 'payments:read'], plan: 'standard' },
       { token: 'dev-token-limited', userId: 4, permissions: [...all], plan: 'small' },
+      // Same caller, same plan, buckets of their own: the suite's rate-limit checks run in parallel, one token each.
+      { token: 'dev-token-limited-2', userId: 4, permissions: [...all], plan: 'small' },
+      { token: 'dev-token-limited-3', userId: 4, permissions: [...all], plan: 'small' },
     ],
     plans: {
       standard: { capacity: 1000, refillPerSecond: 500 },

@@ -37,8 +37,11 @@ function loadSchemas(): Map<string, AnySchemaObject> {
 
 /**
  * Creates one Ajv (JSON Schema 2020-12, strict mode, all errors, ajv-formats) holding every
- * schema of `spec/schemas/`, each compiled once. `multipleOfPrecision` lets `multipleOf: 0.01`
- * accept binary floats such as 19.99.
+ * schema of `spec/schemas/`. A schema is compiled the first time it is used and kept: importing
+ * this module costs no compilation (each conformance worker and the Playwright runner import it,
+ * most of them for a few schemas), and `compileAll()` compiles every schema up front (the
+ * reference server calls it at start-up, so no request pays for a compilation). `multipleOfPrecision`
+ * lets `multipleOf: 0.01` accept binary floats such as 19.99.
  */
 export function createSchemaValidator() {
   const ajv = new Ajv2020({ strict: true, allErrors: true, multipleOfPrecision: 9 });
@@ -54,12 +57,20 @@ export function createSchemaValidator() {
     ajv.addSchema(schema);
   }
   const validators = new Map<string, ValidateFunction>();
-  for (const [name, id] of Object.entries(ids)) {
+  function validator(name: string): ValidateFunction {
+    const known = validators.get(name);
+    if (known) return known;
+    const id = ids[name];
+    if (id === undefined) throw new Error(`unknown schema: ${name}`);
     const validate = ajv.getSchema(id);
     if (!validate) throw new Error(`schema ${name} did not compile`);
     validators.set(name, validate);
+    return validate;
   }
-  return { ajv, ids, validators, sources };
+  function compileAll(): void {
+    for (const name of Object.keys(ids)) validator(name);
+  }
+  return { ajv, ids, sources, validator, compileAll };
 }
 
 const registry = createSchemaValidator();
@@ -80,11 +91,14 @@ export function getSchema(name: string): AnySchemaObject {
   return schema;
 }
 
-/** The compiled validator of one schema (compiled once, at module load). */
+/** The compiled validator of one schema (compiled on first use, once). */
 export function getValidator(name: string): ValidateFunction {
-  const validate = registry.validators.get(name);
-  if (!validate) throw new Error(`unknown schema: ${name}`);
-  return validate;
+  return registry.validator(name);
+}
+
+/** Compiles every schema now (a server calls it at start-up; a schema that does not compile throws here). */
+export function compileAllSchemas(): void {
+  registry.compileAll();
 }
 
 /** True when `data` is valid against the named schema. */

@@ -14,6 +14,8 @@ export interface RunOptions {
   strict: boolean;
   reporter: ReporterName;
   out: string;
+  /** Parallel Playwright workers (default HAC_WORKERS, else 3). */
+  workers?: number;
   help: boolean;
 }
 
@@ -31,6 +33,8 @@ options:
   --strict            a failed SHOULD fails the run too
   --reporter NAME     list (default) | html | junit | json, written into --out
   --out DIR           output directory (default: conformance-results)
+  --workers N         parallel workers (default 3, or HAC_WORKERS); the rate-limit checks run in
+                      parallel only when the profile names a pool of rate-limit tokens (rateLimitPool)
   -h, --help          print this message
 
 environment: HAC_REDIS_URL (embedded server: two instances on this Redis when it answers),
@@ -57,6 +61,7 @@ export function parseRunOptions(args: string[], cwd: string = process.cwd()): Ru
         strict: { type: 'boolean', default: false },
         reporter: { type: 'string', default: 'list' },
         out: { type: 'string', default: 'conformance-results' },
+        workers: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -78,6 +83,13 @@ export function parseRunOptions(args: string[], cwd: string = process.cwd()): Ru
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--target "${target}" must be an http(s) URL`);
   }
   if (values.grep !== undefined && values.grep.trim() === '') throw new UsageError('--grep needs an ID or a tag');
+  let workers: number | undefined;
+  if (values.workers !== undefined) {
+    workers = Number(values.workers);
+    if (!/^\d+$/.test(values.workers) || workers < 1 || workers > 64) {
+      throw new UsageError(`--workers must be a whole number from 1 to 64 (got "${values.workers}")`);
+    }
+  }
   return {
     targets,
     ...(values.profile !== undefined ? { profile: resolve(cwd, values.profile) } : {}),
@@ -85,6 +97,7 @@ export function parseRunOptions(args: string[], cwd: string = process.cwd()): Ru
     strict: values.strict ?? false,
     reporter: reporter as ReporterName,
     out: resolve(cwd, values.out ?? 'conformance-results'),
+    ...(workers !== undefined ? { workers } : {}),
     help: values.help ?? false,
   };
 }

@@ -17,6 +17,8 @@ export interface SuiteRun {
   outDir: string;
   strict: boolean;
   reporter: string;
+  /** Parallel workers (HAC_WORKERS of the suite's config); unset keeps the environment's or the default. */
+  workers?: number;
   /** The user's selection (ID or tag) and the Playwright pattern built from it. */
   grep?: { selection: string; pattern: string };
 }
@@ -39,6 +41,7 @@ export function runSuite(run: SuiteRun): Promise<number> {
     HAC_STRICT: run.strict ? '1' : '0',
     HAC_REPORTER: run.reporter,
   };
+  if (run.workers !== undefined) env.HAC_WORKERS = String(run.workers);
   if (run.grep) env.HAC_GREP = run.grep.selection;
   else delete env.HAC_GREP;
   return new Promise((resolve) => {

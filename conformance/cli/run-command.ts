@@ -152,6 +152,7 @@ export async function runCommand(args: string[]): Promise<number> {
       outDir: options.out,
       strict: options.strict,
       reporter: options.reporter,
+      ...(options.workers !== undefined ? { workers: options.workers } : {}),
       ...(options.grep ? { grep: { selection: options.grep, pattern: grepPattern(options.grep) } } : {}),
     });
     const suiteMs = performance.now() - suiteStarted;

@@ -3,7 +3,7 @@
  * headers-06). Every test here uses the profile's rateLimit token, so they run in order in one
  * worker and hold one lock; expectations come from the headers and measured time, with tolerances.
  */
-import { test, expect } from '../fixtures.ts';
+import { test as suite, expect } from '../fixtures.ts';
 import type { MultiTarget } from '../fixtures.ts';
 import { delay } from '../support/http.ts';
 import type { HttpResponse } from '../support/http.ts';
@@ -12,14 +12,49 @@ import { provokeAll } from '../support/provocations.ts';
 import { admitted, Bucket, rateHeaders } from '../support/rate-limit.ts';
 import type { Policy } from '../support/rate-limit.ts';
 import { Target } from '../support/target.ts';
+import { acquireToken } from '../support/token-lock.ts';
 import { fillTemplate, uniqueValue } from '../support/template.ts';
+import { loadProfile } from '../target/profile.ts';
 import type { TargetProfile } from '../target/profile.ts';
 
-// In this order the bucket is rarely waited for: exhausting tests first, then the ones that need it full.
-test.describe.configure({ mode: 'default', lock: 'hac-rate-limit-token' });
+/** The profile's rate-limit tokens: `tokens.rateLimit`, then `tokens.rateLimitPool` (D-PROFILE). */
+function rateLimitPool(profile: TargetProfile): string[] {
+  const { rateLimit, rateLimitPool: more = [] } = profile.tokens;
+  return rateLimit === undefined ? [] : [...new Set([rateLimit, ...more])];
+}
 
-function bucketFor(target: Target): Bucket | undefined {
-  const token = target.profile.tokens.rateLimit;
+// Every check below that drains, refills or counts a bucket holds one token of the pool for its whole
+// run (`limitedToken`, a lock per target and token shared by all workers). With a pool of two or more
+// tokens the checks run in parallel; with one token they run in order in one worker, which waits less
+// than workers queueing for the same lock. Without HAC_PROFILE every worker starts its own embedded
+// server, so nothing is shared and the checks run in parallel.
+const profileFile = process.env.HAC_PROFILE;
+const sharedPoolSize = profileFile === undefined ? Number.POSITIVE_INFINITY : rateLimitPool(loadProfile(profileFile)).length;
+
+interface RateLimitFixtures {
+  /** The rate-limit token this check holds exclusively, or undefined when the profile names none. */
+  limitedToken: string | undefined;
+}
+
+const test = suite.extend<RateLimitFixtures>({
+  limitedToken: async ({ profile }, use, testInfo) => {
+    const pool = rateLimitPool(profile);
+    if (pool.length === 0) {
+      await use(undefined);
+      return;
+    }
+    const held = await acquireToken(profile.baseUrls[0] ?? '', pool, { start: testInfo.parallelIndex, timeoutMs: 20_000 });
+    try {
+      await use(held.token);
+    } finally {
+      held.release();
+    }
+  },
+});
+
+test.describe.configure({ mode: sharedPoolSize > 1 ? 'parallel' : 'default' });
+
+function bucketFor(target: Target, token: string | undefined): Bucket | undefined {
   if (!token) return undefined;
   const prot = target.profile.protected;
   const path = prot.method === 'GET' ? prot.path : target.profile.collections.find((c) => c.methods.includes('GET'))?.path;
@@ -67,8 +102,8 @@ test('every response of a limited route carries the three RateLimit headers', { 
   }
 });
 
-test('a full bucket admits a burst of RateLimit-Limit requests, then answers 429', { tag: ['@RATE-LIMIT-BURST-CAPACITY', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-BURST-CAPACITY' }] }, async ({ target, profile }) => {
-  const bucket = bucketFor(target);
+test('a full bucket admits a burst of RateLimit-Limit requests, then answers 429', { tag: ['@RATE-LIMIT-BURST-CAPACITY', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-BURST-CAPACITY' }] }, async ({ target, profile, limitedToken }) => {
+  const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
   const policy = await policyOf(profile, bucket);
@@ -85,8 +120,8 @@ test('a full bucket admits a burst of RateLimit-Limit requests, then answers 429
   expect(responses.some((r) => r.status === 429), 'the requests beyond the burst are 429').toBe(true);
 });
 
-test('a request over the limit is a 429 and is not processed', { tag: ['@RATE-LIMIT-429', '@rate-limit', '@smoke'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-429' }] }, async ({ target, profile }) => {
-  const bucket = bucketFor(target);
+test('a request over the limit is a 429 and is not processed', { tag: ['@RATE-LIMIT-429', '@rate-limit', '@smoke'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-429' }] }, async ({ target, profile, limitedToken }) => {
+  const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
   const idem = profile.idempotency;
@@ -101,13 +136,13 @@ test('a request over the limit is a 429 and is not processed', { tag: ['@RATE-LI
   const key = `hac-${uniqueValue()}`;
   const rejected = await bucket.client.post(idem.path, fillTemplate(idem.body), { headers: { 'idempotency-key': key } });
   expect(rejected.status, describe(rejected)).toBe(429);
-  const later = await target.as(profile.tokens.rateLimit ?? null).post(idem.path, fillTemplate(idem.otherBody), { headers: { 'idempotency-key': key } });
+  const later = await target.as(limitedToken ?? null).post(idem.path, fillTemplate(idem.otherBody), { headers: { 'idempotency-key': key } });
   expect(later.status, `the key of the rejected request is still unused: ${describe(later)}`).toBe(201);
   expect(later.headers['idempotent-replayed']).toBeUndefined();
 });
 
-test('a 429 is a problem document with status 429', { tag: ['@RATE-LIMIT-PROBLEM-BODY', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-PROBLEM-BODY' }] }, async ({ target, profile }) => {
-  const bucket = bucketFor(target);
+test('a 429 is a problem document with status 429', { tag: ['@RATE-LIMIT-PROBLEM-BODY', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-PROBLEM-BODY' }] }, async ({ target, profile, limitedToken }) => {
+  const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
   const rejected = await bucket.rejected(profile.rateLimit?.capacity);
@@ -115,8 +150,8 @@ test('a 429 is a problem document with status 429', { tag: ['@RATE-LIMIT-PROBLEM
   expect((rejected.json as { status?: unknown }).status).toBe(429);
 });
 
-test('a 429 carries RateLimit-Limit, the capacity', { tag: ['@RATE-LIMIT-HEADER-LIMIT', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-HEADER-LIMIT' }] }, async ({ target, profile }) => {
-  const bucket = bucketFor(target);
+test('a 429 carries RateLimit-Limit, the capacity', { tag: ['@RATE-LIMIT-HEADER-LIMIT', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-HEADER-LIMIT' }] }, async ({ target, profile, limitedToken }) => {
+  const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
   const rejected = await bucket.rejected(profile.rateLimit?.capacity);
@@ -125,8 +160,8 @@ test('a 429 carries RateLimit-Limit, the capacity', { tag: ['@RATE-LIMIT-HEADER-
   if (profile.rateLimit) expect(limit).toBe(profile.rateLimit.capacity);
 });
 
-test('a 429 carries RateLimit-Remaining, an integer no greater than the limit', { tag: ['@RATE-LIMIT-HEADER-REMAINING', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-HEADER-REMAINING' }] }, async ({ target, profile }) => {
-  const bucket = bucketFor(target);
+test('a 429 carries RateLimit-Remaining, an integer no greater than the limit', { tag: ['@RATE-LIMIT-HEADER-REMAINING', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-HEADER-REMAINING' }] }, async ({ target, profile, limitedToken }) => {
+  const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
   const rejected = await bucket.rejected(profile.rateLimit?.capacity);
@@ -136,8 +171,8 @@ test('a 429 carries RateLimit-Remaining, an integer no greater than the limit', 
   expect(remaining, 'nothing is left when a request is rejected').toBe(0);
 });
 
-test('a 429 carries Retry-After in delta-seconds, at least 1', { tag: ['@RATE-LIMIT-RETRY-AFTER', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-RETRY-AFTER' }] }, async ({ target, profile }) => {
-  const bucket = bucketFor(target);
+test('a 429 carries Retry-After in delta-seconds, at least 1', { tag: ['@RATE-LIMIT-RETRY-AFTER', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-RETRY-AFTER' }] }, async ({ target, profile, limitedToken }) => {
+  const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
   const policy = await policyOf(profile, bucket);
@@ -148,8 +183,8 @@ test('a 429 carries Retry-After in delta-seconds, at least 1', { tag: ['@RATE-LI
   expect(retryAfter ?? Number.POSITIVE_INFINITY, 'no longer than one token takes to refill, rounded up').toBeLessThanOrEqual(Math.ceil(1 / policy.refillPerSecond) + (policy.estimated ? 1 : 0));
 });
 
-test('the 429 problem is typed rate-limited and repeats limit and retryAfter', { tag: ['@RATE-LIMIT-PROBLEM-MEMBERS', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-PROBLEM-MEMBERS' }] }, async ({ target, profile }) => {
-  const bucket = bucketFor(target);
+test('the 429 problem is typed rate-limited and repeats limit and retryAfter', { tag: ['@RATE-LIMIT-PROBLEM-MEMBERS', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-PROBLEM-MEMBERS' }] }, async ({ target, profile, limitedToken }) => {
+  const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
   const rejected = await bucket.rejected(profile.rateLimit?.capacity);
@@ -160,8 +195,8 @@ test('the 429 problem is typed rate-limited and repeats limit and retryAfter', {
   expect(body.retryAfter).toBe(headers.retryAfter);
 });
 
-test('one caller exhausting its limit does not limit another caller', { tag: ['@RATE-LIMIT-PER-CALLER', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-PER-CALLER' }] }, async ({ target, profile }) => {
-  const bucket = bucketFor(target);
+test('one caller exhausting its limit does not limit another caller', { tag: ['@RATE-LIMIT-PER-CALLER', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-PER-CALLER' }] }, async ({ target, profile, limitedToken }) => {
+  const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
   const policy = await policyOf(profile, bucket);
@@ -184,8 +219,8 @@ test('one caller exhausting its limit does not limit another caller', { tag: ['@
   }
 });
 
-test('a known token is its own caller and an unknown token is not charged to it', { tag: ['@RATE-LIMIT-CALLER-IDENTITY', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-CALLER-IDENTITY' }] }, async ({ target, profile }) => {
-  const bucket = bucketFor(target);
+test('a known token is its own caller and an unknown token is not charged to it', { tag: ['@RATE-LIMIT-CALLER-IDENTITY', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-CALLER-IDENTITY' }] }, async ({ target, profile, limitedToken }) => {
+  const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
   await bucket.exhaust(profile.rateLimit?.capacity);
@@ -196,8 +231,8 @@ test('a known token is its own caller and an unknown token is not charged to it'
   expect(rateHeaders(anonymous).remaining ?? 0, 'the address has its own bucket').toBeGreaterThan(0);
 });
 
-test('a request sent Retry-After seconds after a 429 is admitted', { tag: ['@RATE-LIMIT-RETRY-AFTER-HONEST', '@rate-limit', '@smoke'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-RETRY-AFTER-HONEST' }] }, async ({ target, profile }) => {
-  const bucket = bucketFor(target);
+test('a request sent Retry-After seconds after a 429 is admitted', { tag: ['@RATE-LIMIT-RETRY-AFTER-HONEST', '@rate-limit', '@smoke'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-RETRY-AFTER-HONEST' }] }, async ({ target, profile, limitedToken }) => {
+  const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
   for (let round = 0; round < 1; round += 1) {
@@ -210,8 +245,8 @@ test('a request sent Retry-After seconds after a 429 is admitted', { tag: ['@RAT
   }
 });
 
-test('after a burst, requests are admitted at the steady refill rate', { tag: ['@RATE-LIMIT-REFILL-RATE', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-REFILL-RATE' }] }, async ({ target, profile }) => {
-  const bucket = bucketFor(target);
+test('after a burst, requests are admitted at the steady refill rate', { tag: ['@RATE-LIMIT-REFILL-RATE', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-REFILL-RATE' }] }, async ({ target, profile, limitedToken }) => {
+  const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
   const policy = await policyOf(profile, bucket);
@@ -233,8 +268,8 @@ test('after a burst, requests are admitted at the steady refill rate', { tag: ['
   }
 });
 
-test('RateLimit-Reset is delta-seconds consistent with the refill, and the bucket is full after it', { tag: ['@RATE-LIMIT-HEADER-RESET', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-HEADER-RESET' }] }, async ({ target, profile }) => {
-  const bucket = bucketFor(target);
+test('RateLimit-Reset is delta-seconds consistent with the refill, and the bucket is full after it', { tag: ['@RATE-LIMIT-HEADER-RESET', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-HEADER-RESET' }] }, async ({ target, profile, limitedToken }) => {
+  const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
   const policy = await policyOf(profile, bucket);
@@ -251,8 +286,8 @@ test('RateLimit-Reset is delta-seconds consistent with the refill, and the bucke
   expect(rateHeaders(next).remaining, `after RateLimit-Reset seconds the bucket is full again: ${describe(next)}`).toBe((limit ?? 0) - 1);
 });
 
-test('each admitted request lowers RateLimit-Remaining by one', { tag: ['@RATE-LIMIT-ONE-TOKEN-PER-REQUEST', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-ONE-TOKEN-PER-REQUEST' }] }, async ({ target, profile }) => {
-  const bucket = bucketFor(target);
+test('each admitted request lowers RateLimit-Remaining by one', { tag: ['@RATE-LIMIT-ONE-TOKEN-PER-REQUEST', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-ONE-TOKEN-PER-REQUEST' }] }, async ({ target, profile, limitedToken }) => {
+  const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
   const policy = await policyOf(profile, bucket);
@@ -277,8 +312,8 @@ test('each admitted request lowers RateLimit-Remaining by one', { tag: ['@RATE-L
   }
 });
 
-test('unknown paths and errors count against the caller too', { tag: ['@RATE-LIMIT-EVERY-ROUTE', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-EVERY-ROUTE' }] }, async ({ target, profile }) => {
-  const bucket = bucketFor(target);
+test('unknown paths and errors count against the caller too', { tag: ['@RATE-LIMIT-EVERY-ROUTE', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-EVERY-ROUTE' }] }, async ({ target, profile, limitedToken }) => {
+  const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
   const policy = await policyOf(profile, bucket);
@@ -305,12 +340,12 @@ test('unknown paths and errors count against the caller too', { tag: ['@RATE-LIM
   expect(spent).toBeLessThanOrEqual(counted);
 });
 
-test('two instances share one limit: a burst split across them admits the capacity once', { tag: ['@RATE-LIMIT-SHARED-STORE', '@rate-limit', '@multi-target'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-SHARED-STORE' }] }, async ({ multi }) => {
+test('two instances share one limit: a burst split across them admits the capacity once', { tag: ['@RATE-LIMIT-SHARED-STORE', '@rate-limit', '@multi-target'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-SHARED-STORE' }] }, async ({ multi, limitedToken }) => {
   const m: MultiTarget = multi;
   test.skip(!m.profile, m.skip ?? '');
   if (!m.profile) return;
   const targets = m.profile.baseUrls.map((url) => new Target(m.profile as TargetProfile, url));
-  const buckets = targets.map(bucketFor);
+  const buckets = targets.map((t) => bucketFor(t, limitedToken));
   test.skip(buckets.some((b) => !b), noToken);
   const [a] = buckets as Bucket[];
   if (!a) return;

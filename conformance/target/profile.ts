@@ -36,6 +36,8 @@ export interface TargetProfile {
     other?: string;
     limited?: { token: string; request: ProfileRequest };
     rateLimit?: string;
+    /** More tokens on the rateLimit token's policy, each its own bucket (D-PROFILE). */
+    rateLimitPool?: string[];
   };
   collections: ProfileCollection[];
   idempotency?: {

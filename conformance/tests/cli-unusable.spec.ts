@@ -98,10 +98,15 @@ test('unknown options and reporters exit 2 with the usage', { tag: ['@cli'] }, a
   expect(reporter.stderr).toContain('--reporter must be one of list, html, junit, json');
   const target = await runCli(['--target', 'ftp://example.com'], {}, 30_000);
   expect(target.code).toBe(2);
+  for (const bad of ['0', 'two', '2.5', '65']) {
+    const workers = await runCli(['--workers', bad], {}, 30_000);
+    expect(workers.code, `--workers ${bad}`).toBe(2);
+    expect(workers.stderr).toContain(`--workers must be a whole number from 1 to 64 (got "${bad}")`);
+  }
 });
 
 test('--help prints the options and exits 0', { tag: ['@cli'] }, async () => {
   const run = await runCli(['--help'], {}, 30_000);
   expect(run.code).toBe(0);
-  for (const option of ['--target', '--profile', '--grep', '--strict', '--reporter', '--out']) expect(run.stdout).toContain(option);
+  for (const option of ['--target', '--profile', '--grep', '--strict', '--reporter', '--out', '--workers']) expect(run.stdout).toContain(option);
 });

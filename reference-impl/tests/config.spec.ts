@@ -27,6 +27,8 @@ test('the defaults are the D-AUTH tokens and plans with the memory store', () =>
     ['dev-token-bob', 2, 'standard'],
     ['dev-token-reader', 3, 'standard'],
     ['dev-token-limited', 4, 'small'],
+    ['dev-token-limited-2', 4, 'small'],
+    ['dev-token-limited-3', 4, 'small'],
   ]);
   expect(config.plans.small).toEqual({ capacity: 10, refillPerSecond: 2 });
 });

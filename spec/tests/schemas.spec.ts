@@ -6,6 +6,7 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import {
   SCHEMA_ID_BASE,
+  compileAllSchemas,
   getSchema,
   getValidator,
   schemaIds,
@@ -54,6 +55,12 @@ test.describe('schemas', () => {
       expect(ajv.getSchema(id), file).toBeDefined();
     }
     expect(warnings).toEqual([]);
+  });
+
+  test('the shared registry compiles every schema on demand and all at once', () => {
+    expect(() => compileAllSchemas()).not.toThrow();
+    for (const name of schemaNames) expect(typeof getValidator(name), name).toBe('function');
+    expect(() => getValidator('no-such-schema')).toThrow(/unknown schema: no-such-schema/);
   });
 
   test('every schema declares JSON Schema 2020-12 and the $id of its file name', () => {
