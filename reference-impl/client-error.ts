@@ -10,6 +10,7 @@ import type { Duplex } from 'node:stream';
 import type { Config } from './config.ts';
 import { bucketFor, rateLimitHeaders, rateLimitedProblem } from './middleware/rate-limit.ts';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, notFound, renderProblem, toHttpProblem } from './problem.ts';
+import type { ProblemSpec } from './problem.ts';
 import { matchRoute } from './route-table.ts';
 import { MAX_REQUEST_TARGET, uriTooLong } from './middleware/head.ts';
 import type { Stores } from './stores/types.ts';
@@ -64,14 +65,14 @@ async function decide(
   address: string,
   authorization: string | undefined,
   problem: () => HttpProblem,
-): Promise<{ problem: HttpProblem; headers: Record<string, string> }> {
+): Promise<{ problem: ProblemSpec; headers: Record<string, string> }> {
   const { key, policy } = bucketFor(deps.tokens.identify(authorization), address, deps.config);
   const decision = await deps.stores.rateLimits.take(key, policy);
   const headers = rateLimitHeaders(decision);
   return { problem: decision.allowed ? problem() : rateLimitedProblem(decision), headers };
 }
 
-function write(socket: Duplex, problem: HttpProblem, instance: string, headers: Record<string, string>): void {
+function write(socket: Duplex, problem: ProblemSpec, instance: string, headers: Record<string, string>): void {
   const rendered = renderProblem(problem, instance);
   const body = JSON.stringify(rendered.body);
   const all: Record<string, string> = {

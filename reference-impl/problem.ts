@@ -48,6 +48,13 @@ export class HttpProblem extends Error {
 }
 Object.defineProperty(HttpProblem.prototype, 'name', { value: 'HttpProblem', writable: true, configurable: true });
 
+/**
+ * What a problem response is made of: an HttpProblem, or the same two fields without an Error (a
+ * layer that answers a problem itself, such as the 429 of the rate limiter, needs no stack, no throw
+ * and no catch).
+ */
+export type ProblemSpec = Pick<HttpProblem, 'status' | 'init'>;
+
 /** The response an error turns into: status, headers and the problem body. */
 export interface ProblemResponse {
   status: number;
@@ -56,7 +63,7 @@ export interface ProblemResponse {
 }
 
 /** Builds the problem document of `problem` for the request path `instance` (D-ERRORS). */
-export function renderProblem(problem: HttpProblem, instance: string): ProblemResponse {
+export function renderProblem(problem: ProblemSpec, instance: string): ProblemResponse {
   const { status, init } = problem;
   const reason = STATUS_CODES[status] ?? 'Error';
   const body: Record<string, unknown> = {

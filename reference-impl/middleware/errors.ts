@@ -7,10 +7,10 @@
 import type { Next } from 'koa';
 import { cacheControlFor } from '../cache.ts';
 import type { AppContext } from '../context.ts';
-import { type HttpProblem, PROBLEM_CONTENT_TYPE, notFound, renderProblem, toHttpProblem } from '../problem.ts';
+import { type ProblemSpec, PROBLEM_CONTENT_TYPE, notFound, renderProblem, toHttpProblem } from '../problem.ts';
 
 /** Writes the problem document of `problem` into `ctx`. */
-export function respondWithProblem(ctx: AppContext, problem: HttpProblem): void {
+export function respondWithProblem(ctx: AppContext, problem: ProblemSpec): void {
   const rendered = renderProblem(problem, ctx.path);
   const res = ctx.res;
   if (res.headersSent) return;

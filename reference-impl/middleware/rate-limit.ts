@@ -6,7 +6,8 @@
 import type { Next } from 'koa';
 import type { Config } from '../config.ts';
 import type { AppContext, Identity } from '../context.ts';
-import { HttpProblem } from '../problem.ts';
+import type { ProblemSpec } from '../problem.ts';
+import { respondWithProblem } from './errors.ts';
 import { duplicatedSingleton } from './head.ts';
 import type { RateLimitDecision, RateLimitPolicy, RateLimitStore } from '../stores/types.ts';
 import type { TokenRegistry } from '../tokens.ts';
@@ -36,15 +37,18 @@ export function rateLimitHeaders(decision: RateLimitDecision): Record<string, st
 }
 
 /** The 429 `rate-limited` problem of a rejected decision, with Retry-After (D-RATE-LIMIT). */
-export function rateLimitedProblem(decision: RateLimitDecision): HttpProblem {
+export function rateLimitedProblem(decision: RateLimitDecision): ProblemSpec {
   const retryAfter = Math.max(1, decision.retryAfterSeconds);
-  return new HttpProblem(429, {
-    type: 'rate-limited',
-    title: 'Too many requests',
-    detail: `The rate limit of ${decision.limit} requests is exhausted; retry in ${retryAfter} s.`,
-    members: { limit: decision.limit, retryAfter },
-    headers: { 'Retry-After': String(retryAfter) },
-  });
+  return {
+    status: 429,
+    init: {
+      type: 'rate-limited',
+      title: 'Too many requests',
+      detail: `The rate limit of ${decision.limit} requests is exhausted; retry in ${retryAfter} s.`,
+      members: { limit: decision.limit, retryAfter },
+      headers: { 'Retry-After': String(retryAfter) },
+    },
+  };
 }
 
 /** Identifies the caller (`ctx.state.identity`) and takes one token before anything else runs. */
@@ -62,7 +66,8 @@ export function rateLimit(config: Config, tokens: TokenRegistry, store: RateLimi
       res.setHeader('RateLimit-Remaining', String(decision.remaining));
       res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
     }
-    if (!decision.allowed) throw rateLimitedProblem(decision);
+    // A rejection is answered here, without an Error, a throw and a catch: rejections must be cheap (issue 7).
+    if (!decision.allowed) return respondWithProblem(ctx, rateLimitedProblem(decision));
     if (decision.delayMs !== undefined && decision.delayMs > 0) {
       await new Promise((resolve) => setTimeout(resolve, decision.delayMs));
     }
