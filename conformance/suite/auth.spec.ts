@@ -37,7 +37,10 @@ test('an unknown bearer token is a 401 problem', { tag: ['@AUTH-401-INVALID', '@
 });
 
 test('a malformed Authorization header or another scheme is a 401, not a 400', { tag: ['@AUTH-401-MALFORMED', '@generic'], annotation: [{ type: 'requirement', description: 'AUTH-401-MALFORMED' }] }, async ({ target }) => {
-  for (const authorization of malformedHeaders) {
+  // The valid token inside a header that is not `Bearer <token>`: the scheme is the whole first word and the
+  // credentials are one b64token (RFC 6750 §2.1), so neither a longer scheme nor trailing words make it valid.
+  const token = target.profile.tokens.valid;
+  for (const authorization of [...malformedHeaders, `XBearer ${token}`, `Bearer ${token} extra`, `Bearer ${token}, Bearer ${token}`]) {
     const response = await protectedCall(target, { authorization });
     expect(response.status, `${JSON.stringify(authorization)}: ${describe(response)}`).toBe(401);
     expect(problemIssues(response)).toEqual([]);
@@ -88,9 +91,10 @@ test('a 403 for a missing permission carries insufficient_scope', { tag: ['@AUTH
 
 test('the valid token is accepted in Authorization: Bearer, with any case of the scheme, and nowhere else', { tag: ['@AUTH-BEARER-HEADER', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'AUTH-BEARER-HEADER' }] }, async ({ target }) => {
   const token = target.profile.tokens.valid;
-  for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
-    const response = await protectedCall(target, { authorization: `${scheme} ${token}` });
-    expect(response.status, describe(response)).toBeLessThan(300);
+  // RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token; the scheme is case-insensitive (RFC 9110 §11.1).
+  for (const authorization of [`Bearer ${token}`, `bearer ${token}`, `BEARER ${token}`, `Bearer  ${token}`]) {
+    const response = await protectedCall(target, { authorization });
+    expect(response.status, `${JSON.stringify(authorization.replace(token, '<valid token>'))}: ${describe(response)}`).toBeLessThan(300);
   }
   const prot = target.profile.protected;
   const inQuery = await target.anonymous.request(prot.method, `${prot.path}?access_token=${encodeURIComponent(token)}`);
