@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import { clientErrorHandler, connectHandler } from './client-error.ts';
 import type { Config } from './config.ts';
-import { seedUsers } from './seed.ts';
+import { seedUsersAtStartup } from './seed.ts';
 import type { Stores } from './stores/types.ts';
 import { createTokenRegistry } from './tokens.ts';
 
@@ -31,7 +31,7 @@ export async function startServer({ config, stores: given, logError }: StartOpti
   const stores = given ?? (await import('./stores/index.ts')).createStores(config.store);
   const ownsStores = given === undefined;
   try {
-    if (config.seed) await seedUsers(stores.resources);
+    if (config.seed) await seedUsersAtStartup(stores.resources);
   } catch (error) {
     if (ownsStores) await stores.close().catch(() => undefined);
     throw error;
