@@ -1,7 +1,7 @@
 /**
  * Rate limiting (document section 8 "Rate limiting", D-RATE-LIMIT, draft-ietf-httpapi-ratelimit-
- * headers-06). Every test here uses the profile's rateLimit token, so they run in order in one
- * worker and hold one lock; expectations come from the headers and measured time, with tolerances.
+ * headers-06). Every check that spends a bucket holds one rate-limit token of the profile for its
+ * whole run (see `limitedToken`); expectations come from the headers and measured time, with tolerances.
  */
 import { test as suite, expect } from '../fixtures.ts';
 import type { MultiTarget } from '../fixtures.ts';
