@@ -5,10 +5,7 @@
  * Object.prototype stays clean (the server runs in this process).
  */
 import { expect, test } from '@playwright/test';
-import type fc from 'fast-check';
-import { type TestServer, startTestServer } from '../support/harness.ts';
 import {
-  type HostileRequest,
   deepJson,
   hugeNumbers,
   invalidUtf8Json,
@@ -19,10 +16,9 @@ import {
   wrongContentType,
 } from './support/hostile-inputs.ts';
 import { buildRequest, rawRequest } from './support/raw-http.ts';
-import { runHostile, stillServing } from './support/run-hostile.ts';
+import { type HostileFamily, hostileFamilies } from './support/run-hostile.ts';
 
-const UNLIMITED = { capacity: 1_000_000, refillPerSecond: 1_000_000 };
-const families: [string, fc.Arbitrary<HostileRequest>, number][] = [
+const families: HostileFamily[] = [
   ['truncated-json', truncatedJson, 300],
   ['malformed-json', malformedJson, 300],
   ['content-type', wrongContentType, 200],
@@ -33,33 +29,14 @@ const families: [string, fc.Arbitrary<HostileRequest>, number][] = [
   ['invalid-utf8', invalidUtf8Json, 60],
 ];
 
-let server: TestServer;
-
-test.beforeAll(async () => {
-  server = await startTestServer({ plans: { standard: UNLIMITED, small: UNLIMITED, anonymous: UNLIMITED } });
-});
-
-test.afterAll(async () => {
-  await server?.close();
-});
-
-for (const [name, arbitrary, runs] of families) {
-  test(`hostile bodies (${name}) get 4xx problem documents and the server keeps serving`, async () => {
-    const tally = await runHostile(name, arbitrary, server.port, runs);
-    console.log(tally.summary(name));
-    expect(tally.failures).toEqual([]);
-    expect(tally.fiveHundreds).toBe(0);
-    expect(await stillServing(server.port)).toBe(200);
-    expect(server.logged).toEqual([]);
-  });
-}
+const server = hostileFamilies('bodies', families);
 
 test('no request body pollutes Object.prototype of the server process', async () => {
   const before = Object.getOwnPropertyNames(Object.prototype).sort();
   for (const key of ['__proto__', 'constructor', 'prototype']) {
     const body = `{"amount":100,"currency":"usd","${key}":{"polluted":"yes","prototype":{"polluted":"yes"}}}`;
     for (const [method, path] of [['POST', '/payments'], ['POST', '/users'], ['PUT', '/users/1'], ['POST', '/orders']] as const) {
-      const response = await rawRequest(server.port, buildRequest(method, path, [['Authorization', 'Bearer dev-token-alice'], ['Content-Type', 'application/json']], body));
+      const response = await rawRequest(server().port, buildRequest(method, path, [['Authorization', 'Bearer dev-token-alice'], ['Content-Type', 'application/json']], body));
       expect(response.status, `${method} ${path} with ${key}`).toBe(422);
     }
   }
@@ -67,7 +44,7 @@ test('no request body pollutes Object.prototype of the server process', async ()
   expect(probe.polluted).toBeUndefined();
   expect(probe.isAdmin).toBeUndefined();
   expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(before);
-  const created = await fetch(`${server.url}/payments`, {
+  const created = await fetch(`${server().url}/payments`, {
     method: 'POST',
     headers: { Authorization: 'Bearer dev-token-alice', 'Content-Type': 'application/json' },
     body: JSON.stringify({ amount: 250, currency: 'eur' }),
@@ -79,7 +56,7 @@ test('no request body pollutes Object.prototype of the server process', async ()
 
 test('a JSON body with invalid UTF-8 is 400, not stored with replacement characters (RFC 8259 §8.1)', async () => {
   const body = Buffer.concat([Buffer.from('{"amount":100,"currency":"usd","description":"ab'), Buffer.from([0xff, 0xfe]), Buffer.from('cd"}')]);
-  const response = await rawRequest(server.port, buildRequest('POST', '/payments', [['Authorization', 'Bearer dev-token-alice'], ['Content-Type', 'application/json']], body));
+  const response = await rawRequest(server().port, buildRequest('POST', '/payments', [['Authorization', 'Bearer dev-token-alice'], ['Content-Type', 'application/json']], body));
   expect(response.status, response.body.toString('utf8')).toBe(400);
   expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
 });

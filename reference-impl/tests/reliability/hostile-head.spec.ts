@@ -5,8 +5,6 @@
  * the input is harmless), never a 5xx, HTML or a dropped connection.
  */
 import { expect, test } from '@playwright/test';
-import type fc from 'fast-check';
-import { type TestServer, startTestServer } from '../support/harness.ts';
 import {
   badPercent,
   duplicateHeaders,
@@ -16,13 +14,11 @@ import {
   oddToken,
   unknownMethod,
 } from './support/hostile-http-inputs.ts';
-import type { HostileRequest } from './support/hostile-inputs.ts';
 import { buildRequest, rawRequest } from './support/raw-http.ts';
-import { runHostile, stillServing } from './support/run-hostile.ts';
+import { type HostileFamily, hostileFamilies, stillServing } from './support/run-hostile.ts';
 import { problemViolation } from './support/verdict.ts';
 
-const UNLIMITED = { capacity: 1_000_000, refillPerSecond: 1_000_000 };
-const families: [string, fc.Arbitrary<HostileRequest>, number][] = [
+const families: HostileFamily[] = [
   ['long-headers', longHeader, 80],
   ['long-urls', longUrl, 80],
   ['bad-percent-encoding', badPercent, 150],
@@ -32,29 +28,10 @@ const families: [string, fc.Arbitrary<HostileRequest>, number][] = [
   ['invalid-utf8-head', invalidUtf8Head, 60],
 ];
 
-let server: TestServer;
-
-test.beforeAll(async () => {
-  server = await startTestServer({ plans: { standard: UNLIMITED, small: UNLIMITED, anonymous: UNLIMITED } });
-});
-
-test.afterAll(async () => {
-  await server?.close();
-});
-
-for (const [name, arbitrary, runs] of families) {
-  test(`hostile heads (${name}) get 4xx problem documents and the server keeps serving`, async () => {
-    const tally = await runHostile(name, arbitrary, server.port, runs);
-    console.log(tally.summary(name));
-    expect(tally.failures).toEqual([]);
-    expect(tally.fiveHundreds).toBe(0);
-    expect(await stillServing(server.port)).toBe(200);
-    expect(server.logged).toEqual([]);
-  });
-}
+const server = hostileFamilies('heads', families);
 
 test('a head over Node’s 16 KiB limit gets a 431 problem document, not Node’s bare answer', async () => {
-  const response = await rawRequest(server.port, buildRequest('GET', '/users', [['X-Padding', 'p'.repeat(20_000)]]));
+  const response = await rawRequest(server().port, buildRequest('GET', '/users', [['X-Padding', 'p'.repeat(20_000)]]));
   expect(response.status).toBe(431);
   expect(problemViolation(response)).toBeUndefined();
   expect(JSON.parse(response.body.toString('utf8'))).toMatchObject({ status: 431, title: 'Request Header Fields Too Large' });
@@ -62,31 +39,31 @@ test('a head over Node’s 16 KiB limit gets a 431 problem document, not Node’
 
 test('a request target longer than the server parses gets 414 URI Too Long (RFC 9112 §3 MUST), as a problem document', async () => {
   for (const target of [`/users/${'1'.repeat(20_000)}`, `/users?name=${'a'.repeat(40_000)}`]) {
-    const response = await rawRequest(server.port, buildRequest('GET', target, []));
+    const response = await rawRequest(server().port, buildRequest('GET', target, []));
     expect(response.status, `target of ${target.length} bytes`).toBe(414);
     expect(problemViolation(response)).toBeUndefined();
   }
-  expect(await stillServing(server.port)).toBe(200);
+  expect(await stillServing(server().port)).toBe(200);
 });
 
 test('an unknown method on a known path is 405 with Allow, on an unknown path 404 (D-METHODS)', async () => {
-  const known = await rawRequest(server.port, buildRequest('BREW', '/users', []));
+  const known = await rawRequest(server().port, buildRequest('BREW', '/users', []));
   expect(known.status).toBe(405);
   expect(known.headers.allow).toBe('GET, HEAD, POST, OPTIONS');
-  const unknown = await rawRequest(server.port, buildRequest('BREW', '/coffee', []));
+  const unknown = await rawRequest(server().port, buildRequest('BREW', '/coffee', []));
   expect(unknown.status).toBe(404);
   expect(problemViolation(unknown)).toBeUndefined();
 });
 
 test('two different Authorization headers are refused with 400, never resolved to one caller (RFC 9110 §5.3)', async () => {
-  const response = await rawRequest(server.port, buildRequest('GET', '/account', [['Authorization', 'Bearer dev-token-alice'], ['Authorization', 'Bearer dev-token-bob']]));
+  const response = await rawRequest(server().port, buildRequest('GET', '/account', [['Authorization', 'Bearer dev-token-alice'], ['Authorization', 'Bearer dev-token-bob']]));
   expect(response.status, response.body.toString('utf8').slice(0, 200)).toBe(400);
   expect(problemViolation(response)).toBeUndefined();
 });
 
 test('two different Content-Type headers are refused with 400, never resolved to the first (RFC 9110 §5.3)', async () => {
   const response = await rawRequest(
-    server.port,
+    server().port,
     buildRequest('POST', '/payments', [['Authorization', 'Bearer dev-token-alice'], ['Content-Type', 'application/json'], ['Content-Type', 'text/plain']], '{"amount":100,"currency":"usd"}'),
   );
   expect(response.status, response.body.toString('utf8').slice(0, 200)).toBe(400);
@@ -95,18 +72,18 @@ test('two different Content-Type headers are refused with 400, never resolved to
 
 test('a request with two Host headers, or none, is 400 (RFC 9112 §3.2 MUST)', async () => {
   const headers: [string, string][] = [['Authorization', 'Bearer dev-token-alice'], ['Content-Type', 'application/json']];
-  const twoHosts = await rawRequest(server.port, buildRequest('POST', '/payments', [['Host', '127.0.0.1'], ['Host', 'evil.example'], ...headers], '{"amount":100,"currency":"usd"}'));
+  const twoHosts = await rawRequest(server().port, buildRequest('POST', '/payments', [['Host', '127.0.0.1'], ['Host', 'evil.example'], ...headers], '{"amount":100,"currency":"usd"}'));
   expect(twoHosts.status, twoHosts.body.toString('utf8').slice(0, 200)).toBe(400);
   expect(problemViolation(twoHosts)).toBeUndefined();
-  const noHost = await rawRequest(server.port, Buffer.from('GET /users HTTP/1.1\r\nConnection: close\r\n\r\n'));
+  const noHost = await rawRequest(server().port, Buffer.from('GET /users HTTP/1.1\r\nConnection: close\r\n\r\n'));
   expect(noHost.status).toBe(400);
   expect(problemViolation(noHost)).toBeUndefined();
 });
 
 test('CONNECT gets a problem document instead of a dropped connection (RFC 9110 §9.3.6)', async () => {
-  const response = await rawRequest(server.port, buildRequest('CONNECT', '127.0.0.1:80', []), { timeoutMs: 3000 });
+  const response = await rawRequest(server().port, buildRequest('CONNECT', '127.0.0.1:80', []), { timeoutMs: 3000 });
   expect(response.dropped).toBeUndefined();
   expect([400, 405]).toContain(response.status);
   expect(problemViolation(response)).toBeUndefined();
-  expect(await stillServing(server.port)).toBe(200);
+  expect(await stillServing(server().port)).toBe(200);
 });
