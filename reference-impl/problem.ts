@@ -3,9 +3,9 @@
  * status, type and extra members; one function turns any thrown value into the response.
  */
 import { STATUS_CODES } from 'node:http';
+import { PROBLEM_TYPE_BASE } from '../spec/problem-types.ts';
 import { StoreUnavailableError } from './stores/types.ts';
 
-export const PROBLEM_BASE = 'https://http-api-conformance.dev/problems/';
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 export const GENERIC_500_DETAIL = 'An unexpected error occurred.';
 
@@ -15,7 +15,7 @@ export interface FieldError {
 }
 
 export interface ProblemInit {
-  /** A name under PROBLEM_BASE (`validation-error`) or omitted for `about:blank`. */
+  /** A name under PROBLEM_TYPE_BASE (`validation-error`) or omitted for `about:blank`. */
   type?: string;
   title?: string;
   detail?: string;
@@ -67,7 +67,7 @@ export function renderProblem(problem: ProblemSpec, instance: string): ProblemRe
   const { status, init } = problem;
   const reason = STATUS_CODES[status] ?? 'Error';
   const body: Record<string, unknown> = {
-    type: init.type === undefined ? 'about:blank' : PROBLEM_BASE + init.type,
+    type: init.type === undefined ? 'about:blank' : PROBLEM_TYPE_BASE + init.type,
     title: init.title ?? reason,
     status,
     detail: init.detail ?? reason,

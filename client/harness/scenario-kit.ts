@@ -76,8 +76,6 @@ export interface Scenario {
   firstWaitSeconds?: [number, number];
 }
 
-export const PROBLEM_BASE = 'https://http-api-conformance.dev/problems/';
-
 /** A problem document body (RFC 9457). */
 export function problemBody(status: number, title: string, path: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { type: 'about:blank', title, status, detail: `${title} (scripted by the client harness)`, instance: path, ...extra };

@@ -3,7 +3,8 @@
  * must not retry and must surface the response with its parsed problem.
  */
 import { ID } from './requirements.ts';
-import { attemptSummary, keyPresent, PROBLEM_BASE, problemBody, surfacedStatus, verdict } from './scenario-kit.ts';
+import { PROBLEM_TYPE_BASE } from '../../spec/problem-types.ts';
+import { attemptSummary, keyPresent, problemBody, surfacedStatus, verdict } from './scenario-kit.ts';
 import type { Check, Scenario, ScenarioRun, Verdict } from './scenario-kit.ts';
 
 const VALIDATION_ERRORS = [
@@ -53,7 +54,7 @@ export function finalScenarios(): Scenario[] {
       422,
       'Validation failed',
       { kind: 'request', method: 'POST', path: '/payments', body: { amount: 12.5, currency: 'EUR' } },
-      { type: `${PROBLEM_BASE}validation-error`, errors: VALIDATION_ERRORS },
+      { type: `${PROBLEM_TYPE_BASE}validation-error`, errors: VALIDATION_ERRORS },
       ID.noRetry400422,
     ),
     finalScenario('not-found-404', 404, 'Not Found', { kind: 'request', method: 'GET', path: '/resource' }, {}, ID.noRetryOther4xx),
@@ -62,7 +63,7 @@ export function finalScenarios(): Scenario[] {
       409,
       'Version conflict',
       { kind: 'request', method: 'PUT', path: '/resource', body: { name: 'renamed', version: 1 } },
-      { type: `${PROBLEM_BASE}version-conflict`, currentVersion: 2, hacFutureMember: { reason: 'unknown to every client' } },
+      { type: `${PROBLEM_TYPE_BASE}version-conflict`, currentVersion: 2, hacFutureMember: { reason: 'unknown to every client' } },
       ID.noRetryOther4xx,
     ),
   ];

@@ -4,6 +4,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { test, expect } from '../fixtures.ts';
+import { PROBLEM_TYPE_BASE } from '../../spec/problem-types.ts';
 import { getValidator } from '../../spec/schemas.ts';
 import { fillTemplate, uniqueValue } from '../support/template.ts';
 import { contentTypeIssue, describe, envelopeShape, membersIssue, problemIssues, statusIssue } from '../support/problem.ts';
@@ -127,8 +128,6 @@ test('a 503 for an unavailable dependency carries Retry-After', { tag: ['@STATUS
   expect(response.headers['retry-after'], describe(response)).toMatch(/^\d+$/);
 });
 
-const PROBLEMS = 'https://http-api-conformance.dev/problems/';
-
 test('plain status errors use type about:blank with the reason phrase as title', { tag: ['@PROBLEM-ABOUT-BLANK', '@generic'], annotation: [{ type: 'requirement', description: 'PROBLEM-ABOUT-BLANK' }] }, async ({ target }) => {
   const plain = (await provokeAll(target)).filter(({ provocation }) => provocation.status !== 422);
   expect(plain.length).toBeGreaterThan(0);
@@ -145,15 +144,15 @@ test('typed problems use the decided type URIs', { tag: ['@PROBLEM-TYPE-CATALOGU
   test.skip(!invalid && !idem, 'the profile gives neither an invalid body nor an idempotent endpoint');
   if (invalid?.invalid) {
     const response = await target.client.post(invalid.path, invalid.invalid.body);
-    expect((response.json as { type?: unknown }).type, describe(response)).toBe(`${PROBLEMS}validation-error`);
+    expect((response.json as { type?: unknown }).type, describe(response)).toBe(`${PROBLEM_TYPE_BASE}validation-error`);
   }
   if (idem) {
     const key = `hac-${uniqueValue()}`;
     await target.client.post(idem.path, fillTemplate(idem.body), { headers: { 'idempotency-key': key } });
     const reused = await target.client.post(idem.path, fillTemplate(idem.otherBody), { headers: { 'idempotency-key': key } });
-    expect((reused.json as { type?: unknown }).type, describe(reused)).toBe(`${PROBLEMS}idempotency-key-reused`);
+    expect((reused.json as { type?: unknown }).type, describe(reused)).toBe(`${PROBLEM_TYPE_BASE}idempotency-key-reused`);
     const badKey = await target.client.post(idem.path, fillTemplate(idem.body), { headers: { 'idempotency-key': 'x'.repeat(256) } });
-    expect((badKey.json as { type?: unknown }).type, describe(badKey)).toBe(`${PROBLEMS}invalid-idempotency-key`);
+    expect((badKey.json as { type?: unknown }).type, describe(badKey)).toBe(`${PROBLEM_TYPE_BASE}invalid-idempotency-key`);
     const fault = profile.features?.faultInjection;
     if (fault?.slowValue) {
       const slowKey = `hac-${uniqueValue()}`;
@@ -162,7 +161,7 @@ test('typed problems use the decided type URIs', { tag: ['@PROBLEM-TYPE-CATALOGU
       await new Promise((resolve) => setTimeout(resolve, 100));
       const during = await target.client.post(idem.path, body, { headers: { 'idempotency-key': slowKey } });
       await slow;
-      expect((during.json as { type?: unknown }).type, describe(during)).toBe(`${PROBLEMS}idempotency-key-in-flight`);
+      expect((during.json as { type?: unknown }).type, describe(during)).toBe(`${PROBLEM_TYPE_BASE}idempotency-key-in-flight`);
     }
   }
 });
