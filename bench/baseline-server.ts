@@ -1,5 +1,5 @@
 /**
- * The bare Koa + @koa/router baseline of the throughput phase (issue 7, item 1): the same routes as
+ * The bare Koa + @koa/router baseline of the throughput phase: the same routes as
  * the reference server, each answered with a constant JSON body and no conventions (no rate limit,
  * auth, validation, idempotency or store), so the ratio reference/baseline is the cost of the
  * conventions.

@@ -10,9 +10,9 @@ export const LIMITED_TOKEN = 'bench-token-limited';
 export const EXACT_TOKEN = 'bench-token-exact';
 export const REFILL_TOKEN = 'bench-token-refill';
 
-/** Limiter exactness (issue 7 item 2): capacity C, N concurrent requests, a negligible refill. */
+/** Limiter exactness (RATE-LIMIT-BURST-CAPACITY): capacity C, N concurrent requests, a negligible refill. */
 export const EXACTNESS = { capacity: 100, requests: 500, refillPerSecond: 0.001 } as const;
-/** Refill accuracy (issue 7 item 3): the configured rate and burst. */
+/** Refill accuracy (RATE-LIMIT-REFILL-RATE): the configured rate and burst. */
 export const REFILL = { capacity: 5, refillPerSecond: 50 } as const;
 
 const ALL = ['users:write', 'orders:read', 'orders:write', 'payments:read', 'payments:write', 'posts:write'];

@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (issue 7): throughput beside a bare Koa baseline, limiter exactness, refill
+ * `npm run bench`: throughput beside a bare Koa baseline, limiter exactness, refill
  * accuracy, a CPU profile of the hot path and the conformance suite's run time; prints the tables
  * with PASS/FAIL against the issue's targets, writes bench/results/<timestamp>.json and compares it
  * with the previous results file.

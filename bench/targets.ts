@@ -1,7 +1,7 @@
-/** The targets of issue 7, and the PASS/FAIL verdict of each figure against them. */
+/** The benchmark targets (bench/README.md, Targets), and the PASS/FAIL verdict of each figure against them. */
 import type { ExactnessResult, RefillResult, SuiteTimeResult, ThroughputCell } from './types.ts';
 
-/** Minimum reference/baseline throughput ratio per route (issue 7, Targets); none for the 404. */
+/** Minimum reference/baseline throughput ratio per route (bench/README.md, Targets); none for the 404. */
 export const THROUGHPUT_TARGETS: Record<string, number> = {
   'GET /users/1': 0.7,
   'POST /payments': 0.5,

@@ -1,5 +1,5 @@
 /**
- * `http-api-conformance/client`: the reference client of the conventions document (issue 6).
+ * `http-api-conformance/client`: the reference client of the conventions document.
  */
 export { createClient, ClientNetworkError } from './lib/client.ts';
 export type { Client, ClientOptions, ClientResponse, RequestOptions } from './lib/client.ts';

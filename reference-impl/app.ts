@@ -32,9 +32,9 @@ export interface AppOptions {
   logError?: (error: unknown) => void;
 }
 
-/** Builds the Koa app of the reference server (issue 3, item 1). */
+/** Builds the Koa app of the reference server; it never listens (server.ts does). */
 export function createApp({ config, stores, logError }: AppOptions): Koa<AppState> {
-  // Every request schema is compiled here, once, so that no request pays for a compilation (issue 7).
+  // Every request schema is compiled here, once, so that no request pays for a compilation (bench/README.md).
   compileAllSchemas();
   const app = new Koa<AppState>({ proxy: false });
   const deps: Deps = { config, stores };

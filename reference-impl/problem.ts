@@ -28,7 +28,7 @@ export interface ProblemInit {
 /**
  * An error that is answered with a problem document of `status`. It carries no stack trace: it is
  * an expected answer (404, 429, ...), never logged, and capturing a stack on every rejection was a
- * measurable share of the 404/429 paths (issue 7).
+ * measurable share of the 404/429 paths (bench/README.md).
  */
 export class HttpProblem extends Error {
   declare readonly name: 'HttpProblem';

@@ -1,5 +1,5 @@
 /**
- * `http-api-conformance serve`: starts the reference server (issue 3, item 2) and shuts it down
+ * `http-api-conformance serve`: starts the reference server and shuts it down
  * gracefully on SIGTERM/SIGINT.
  */
 import { parseArgs } from 'node:util';

@@ -1,5 +1,5 @@
 /**
- * Listens and shuts down (issue 3, item 1): `startServer` creates the stores when none are given,
+ * Listens and shuts down: `startServer` creates the stores when none are given,
  * seeds the D-AUTH users, listens on config.host/port (port 0 allowed) and returns `close()`,
  * which stops accepting, lets in-flight requests finish and closes the stores it created.
  */

@@ -1,5 +1,5 @@
 /**
- * Two reference-server processes on one Redis (issue 8, item 4): a fresh key prefix on the shared
+ * Two reference-server processes on one Redis: a fresh key prefix on the shared
  * Redis, a configuration file with the soak tokens and plans, and a cleanup that stops both
  * processes and deletes only the soak's keys.
  */

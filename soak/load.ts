@@ -1,5 +1,5 @@
 /**
- * The bounded load of the soak (issue 8, item 4): autocannon against both instances at once for a
+ * The bounded load of the soak: autocannon against both instances at once for a
  * fixed duration — idempotent payments (every key sent twice, often to both instances at the same
  * moment), and two rate-limited tokens (a zero-refill one and a paced one) split over the instances.
  */

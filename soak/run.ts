@@ -1,5 +1,5 @@
 /**
- * `npm run soak` (issue 8, item 4): `node --import tsx soak/run.ts [--duration SECONDS] [--connections N]`.
+ * `npm run soak`: `node --import tsx soak/run.ts [--duration SECONDS] [--connections N]`.
  * Starts two reference-server processes on the shared Redis (127.0.0.1:6379, or REDIS_URL), loads
  * them with autocannon, checks zero 5xx, exact rate limits and no lost idempotency result, prints
  * the figures and exits 0 (pass) or 1 (fail).

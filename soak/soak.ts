@@ -1,5 +1,5 @@
 /**
- * The soak run (issue 8, item 4): two instances on Redis, bounded load, then the checks — zero 5xx,
+ * The soak run: two instances on Redis, bounded load, then the checks — zero 5xx,
  * exact rate limits, no idempotency result lost — as figures and a list of problems.
  */
 import { PACED_PLAN, PACED_TOKEN, TINY_PLAN, TINY_TOKEN, startCluster } from './cluster.ts';

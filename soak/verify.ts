@@ -1,5 +1,5 @@
 /**
- * After the load (issue 8, item 4): every idempotency key used is replayed; each must return its
+ * After the load: every idempotency key used is replayed; each must return its
  * original result (same body, `Idempotent-Replayed: true`), and the number of payments stored must
  * equal the number of distinct keys (no key ran its work twice, no result was lost).
  */

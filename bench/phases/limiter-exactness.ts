@@ -1,5 +1,5 @@
 /**
- * Phase 2 (issue 7 item 2): N concurrent requests on a fresh bucket of capacity C must admit
+ * Phase 2 (RATE-LIMIT-BURST-CAPACITY, RATE-LIMIT-SHARED-STORE): N concurrent requests on a fresh bucket of capacity C must admit
  * exactly C: the memory store on one instance, and Redis shared by two instances.
  */
 import { EXACTNESS, EXACT_TOKEN, benchConfig, storeConfig } from '../bench-config.ts';

@@ -1,5 +1,5 @@
 /**
- * Phase 5 (issue 7 item 5): a V8 CPU profile (`--cpu-prof`) of the reference server child under
+ * Phase 5: a V8 CPU profile (`--cpu-prof`) of the reference server child under
  * load on one route, reduced to the top self-time frames and the share per code area, counting
  * only the samples taken while the measured load ran (after a warm-up; not start-up).
  */

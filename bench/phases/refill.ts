@@ -1,5 +1,5 @@
 /**
- * Phase 3 (issue 7 item 3): the admitted rate over seconds of steady pressure against the
+ * Phase 3 (RATE-LIMIT-REFILL-RATE): the admitted rate over seconds of steady pressure against the
  * configured refill rate, as a relative error, by count and by a least-squares fit, over the time
  * the pressure actually held (see effectiveTimes).
  */

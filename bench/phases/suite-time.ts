@@ -1,5 +1,5 @@
 /**
- * Phase 4 (issue 7 item 4): wall time of the full conformance run and of the smoke subset
+ * Phase 4: wall time of the full conformance run and of the smoke subset
  * (`--grep @smoke`) against the embedded reference server, each a spawned CLI process.
  */
 import { spawn } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * Phase 1 (issue 7 item 1): throughput and latency of the reference server beside the bare Koa
+ * Phase 1: throughput and latency of the reference server beside the bare Koa
  * baseline, per route and store, measured in the same run; both servers run in child processes.
  */
 import { randomUUID } from 'node:crypto';

@@ -98,7 +98,7 @@ function toTest(check: Check, run: ScenarioRun | undefined): TestRecord {
 }
 
 /**
- * Certifies the client behind `options.command` against every selected scenario (issue 6). A client
+ * Certifies the client behind `options.command` against every selected scenario. A client
  * that ignores a time scale below 1 is detected on its first wait and certified again in real time.
  */
 export async function certifyClient(options: CertifyOptions): Promise<Certification> {

@@ -114,7 +114,7 @@ function describe(error: unknown): string {
 }
 
 /**
- * Creates the reference client (issue 6). Every operation retries only on 429, 5xx and network
+ * Creates the reference client (D-CLIENT-RETRY). Every operation retries only on 429, 5xx and network
  * errors, at most `maxAttempts` times, waiting `Retry-After` or 2^attempt s + jitter, honours
  * `RateLimit-Remaining: 0`, and returns the last response (status, headers, parsed problem).
  */

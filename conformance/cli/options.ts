@@ -1,5 +1,5 @@
 /**
- * Command-line options of `http-api-conformance run` (issue 4 item 5), parsed with node:util.
+ * Command-line options of `http-api-conformance run`, parsed with node:util.
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';

@@ -1,5 +1,5 @@
 /**
- * Reachability probe run before the suite (issue 4 item 5: an unreachable target is exit 2 with a
+ * Reachability probe run before the suite (an unreachable target is exit 2 with a
  * clear message within seconds, never a hang): one GET per base URL with a hard deadline. Any HTTP
  * response counts as reachable, whatever its status; a refused connection, a silent server, a
  * response that is not HTTP or a closed socket do not.

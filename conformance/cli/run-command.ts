@@ -1,5 +1,5 @@
 /**
- * `http-api-conformance run` (issue 4 item 5): resolves the target profile, starts the embedded
+ * `http-api-conformance run`: resolves the target profile, starts the embedded
  * reference server when no target is given, probes every target, runs the suite in Playwright and
  * derives the exit code from results.json: 0 every MUST passed (and every SHOULD with --strict),
  * 1 a requirement failed or the run did not finish, 2 unusable options, profile or target.
@@ -29,8 +29,8 @@ function redisAnswers(url: string): Promise<boolean> {
 
 /**
  * Starts the embedded reference server (conformance/target/embedded.ts), loaded only when needed:
- * two instances sharing Redis when Redis answers, so the multi-target checks run too (issue 4
- * item 6), else one instance on the memory store. `HAC_EMBEDDED=memory` forces the latter.
+ * two instances sharing Redis when Redis answers, so the multi-target checks run too
+ * (RATE-LIMIT-SHARED-STORE, STATELESS-ANY-INSTANCE), else one instance on the memory store. `HAC_EMBEDDED=memory` forces the latter.
  */
 async function startEmbedded(): Promise<Embedded> {
   const { startEmbeddedTarget } = await import('../target/embedded.ts');
@@ -109,7 +109,7 @@ export async function runCommand(args: string[]): Promise<number> {
     if (error instanceof ProfileError) return fail(error.message);
     throw error;
   }
-  // No target at all: the embedded reference server (issue 4 item 5), with the default profile's
+  // No target at all: the embedded reference server, with the default profile's
   // base URL only when the user named neither a target nor a profile.
   const useEmbedded = options.targets.length === 0 && (options.profile === undefined || !hasBaseUrls(profile));
 

@@ -1,6 +1,6 @@
 /**
  * Gives every server requirement of the catalogue its outcome from the tests that declared it
- * (issue 4 item 1: a failed MUST fails the run, a failed SHOULD is a warning unless strict, a MAY
+ * (a failed MUST fails the run, a failed SHOULD is a warning unless strict, a MAY
  * feature is detected and reported; a requirement without a run test is skipped with a reason).
  */
 import type { CatalogueEntry } from './catalogue-view.ts';

@@ -45,7 +45,7 @@ function targetOf(profilePath: string | undefined): Record<string, unknown> {
   }
 }
 
-/** Writes results.json at the end of a conformance run (issue 4 items 1 and 5). */
+/** Writes results.json at the end of a conformance run (per requirement: level and outcome). */
 export default class RequirementsReporter implements Reporter {
   private readonly options: Required<Pick<RequirementsReporterOptions, 'outDir' | 'strict'>> & RequirementsReporterOptions;
   private suite: Suite | undefined;

@@ -1,5 +1,5 @@
 /**
- * Properties over large input spaces (issue 4 item 3), with fast-check: invalid payment bodies,
+ * Properties over large input spaces, with fast-check: invalid payment bodies,
  * malformed JSON, unknown ids, and every method on every route. Run counts come from HAC_RUNS or
  * the profile's `runs.properties`.
  */

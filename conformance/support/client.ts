@@ -1,7 +1,7 @@
 /**
  * A client bound to one base URL and one caller. Tests that are not about rate limits use it with
  * `waitOut429` (the default): a 429 is waited out using its `Retry-After` (bounded) and retried, so a
- * target with a modest ordinary limit does not fail them (issue 4 item 4).
+ * target with a modest ordinary limit does not fail them (D-PROFILE).
  */
 import { delay, retryAfterSeconds, send } from './http.ts';
 import type { HttpResponse, RequestOptions } from './http.ts';

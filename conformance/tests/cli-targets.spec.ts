@@ -1,5 +1,5 @@
 /**
- * The CLI against real servers (issue 4 "Must show"): the embedded reference server passes every
+ * The CLI against real servers (README, "Certify your server"): the embedded reference server passes every
  * MUST, the stub answering `200 {}` to everything fails most MUSTs and exits 1, the independent
  * widgets API passes the generic checks through its own profile with the example-API group skipped
  * for a reason, `--grep` selects one requirement and `--reporter junit` writes a JUnit file.
@@ -48,8 +48,8 @@ test('the embedded reference server passes every testable MUST', { tag: ['@cli']
 
 test('against a stub answering 200 {} the smoke run exits 1 with most MUSTs failed', { tag: ['@cli'] }, async () => {
   // Playwright restarts a worker after every failed test, so a run where nearly everything fails is
-  // the slowest there is: the fast @smoke subset keeps this test short (the full run is measured in
-  // the report of issue 4).
+  // the slowest there is: the fast @smoke subset keeps this test short (the full run's time is measured
+  // by bench/phases/suite-time.ts).
   await withServer(() => startStub(0), async (url) => {
     const out = tempOut('stub');
     const run = await runCli(['--target', url, '--grep', '@smoke', '--out', out], {}, 220_000);

@@ -1,5 +1,5 @@
 /**
- * The CLI refuses what it cannot test (issue 4 item 5): an unreachable target, a silent one, one
+ * The CLI refuses what it cannot test: an unreachable target, a silent one, one
  * that does not speak HTTP, an unusable profile or bad options all exit 2 with a clear message,
  * quickly, and never leave a results.json that claims success.
  */

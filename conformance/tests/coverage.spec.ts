@@ -1,5 +1,5 @@
 /**
- * The coverage check of issue 4 item 1: every server MUST of the catalogue that the suite can check
+ * The coverage check: every server MUST of the catalogue that the suite can check
  * over HTTP (`testable: conformance`) has at least one test in conformance/suite declaring it, and
  * every test declares its requirements in both forms of the shared design.
  */

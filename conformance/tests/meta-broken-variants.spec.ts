@@ -1,5 +1,5 @@
 /**
- * Issue 5 item 2, the meta-test: the conformance suite passes the unmodified reference server and
+ * The meta-test: the conformance suite passes the unmodified reference server and
  * fails every broken variant of fixtures/broken/, with the variant's declared requirement IDs among
  * the failed (or, for SHOULD IDs, warning) requirements of results.json. Each variant runs the CLI
  * as a child process with its own profile and grep, several at once, each bounded in time; the
@@ -38,7 +38,7 @@ test('the suite passes the unmodified reference server and catches every broken 
   const single = VARIANTS.filter((v) => (v.instances ?? 1) === 1);
   const runnable = redis ? VARIANTS : single;
   if (!redis) testInfo.annotations.push({ type: 'skipped variants', description: `Redis does not answer at ${redisUrl}: ${multi.map((v) => v.name).join(', ')} not run` });
-  expect(VARIANTS.length, 'at least 25 variants (issue 5)').toBeGreaterThanOrEqual(25);
+  expect(VARIANTS.length, 'at least 25 variants').toBeGreaterThanOrEqual(25);
   expect(new Set(VARIANTS.map((v) => v.name)).size, 'variant names are unique').toBe(VARIANTS.length);
 
   const baselines = [baselineFor(single, 1), ...(redis && multi.length > 0 ? [baselineFor(multi, 2)] : [])];
@@ -48,7 +48,7 @@ test('the suite passes the unmodified reference server and catches every broken 
   const outcomes = await pool([...baselines, ...runnable], concurrency, (variant) => checkVariant(variant, { outRoot, workers: 1, timeoutMs: perRunTimeoutMs }));
   const table = formatTable(outcomes);
   const summary = `${table}\n\n${outcomes.length} runs in ${((performance.now() - started) / 1000).toFixed(1)} s (concurrency ${concurrency}); results under ${outRoot}`;
-  console.log(`\nbroken variants (issue 5):\n${summary}\n`);
+  console.log(`\nbroken variants:\n${summary}\n`);
   await testInfo.attach('broken-variants.txt', { body: summary, contentType: 'text/plain' });
 
   for (const outcome of outcomes.slice(0, baselines.length)) {

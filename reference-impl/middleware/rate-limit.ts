@@ -66,7 +66,7 @@ export function rateLimit(config: Config, tokens: TokenRegistry, store: RateLimi
       res.setHeader('RateLimit-Remaining', String(decision.remaining));
       res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
     }
-    // A rejection is answered here, without an Error, a throw and a catch: rejections must be cheap (issue 7).
+    // A rejection is answered here, without an Error, a throw and a catch: rejections must be cheap (bench/README.md).
     if (!decision.allowed) return respondWithProblem(ctx, rateLimitedProblem(decision));
     if (decision.delayMs !== undefined && decision.delayMs > 0) {
       await new Promise((resolve) => setTimeout(resolve, decision.delayMs));

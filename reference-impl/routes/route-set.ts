@@ -1,6 +1,6 @@
 /**
  * The handlers of the API by route-table pattern and method, and the one middleware that
- * dispatches to them (issue 7: one table lookup per request instead of six routers each matching
+ * dispatches to them (for speed: one table lookup per request instead of six routers each matching
  * the path again). The route middleware has matched the path already (`ctx.state.route`, D-PATHS,
  * D-METHODS); HEAD runs the GET handler and Koa drops the body.
  */

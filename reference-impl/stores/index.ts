@@ -7,7 +7,7 @@ export type { RedisStoresOptions } from './redis/index.ts';
 export { createMemoryStores, createRedisStores };
 export * from './types.ts';
 
-/** Which store backs the server (issue 3 item 9): `memory` (the default) or `redis`. */
+/** Which store backs the server (D-RATE-LIMIT shared store, D-IDEMPOTENCY): `memory` (the default) or `redis`. */
 export type StoreConfig =
   | { kind: 'memory' }
   | { kind: 'redis'; url: string; keyPrefix?: string; commandTimeoutMs?: number; connectTimeoutMs?: number };

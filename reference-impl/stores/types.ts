@@ -90,7 +90,7 @@ export interface ResourceStore {
   /** Creates or overwrites; a string `CREATED_BY` member is indexed for `findCreatedBy`. */
   put(kind: ResourceKind, resource: StoredResource): Promise<void>;
   /**
-   * Creates or overwrites several resources in one step, in order, as `put` does each (issue 7:
+   * Creates or overwrites several resources in one step, in order, as `put` does each (for speed:
    * one Redis round trip, MULTI/EXEC, for a payment and its transfer; the memory adapter calls
    * `this.put` for every entry within one synchronous step, so a decorated `put` sees each write).
    */

@@ -1,5 +1,5 @@
 /**
- * Configuration (issue 3, item 1): defaults, layering of file, environment and command-line
+ * Configuration (reference-impl/config.ts): defaults, layering of file, environment and command-line
  * options, validation errors that name the field, and the production refusals of D-AUTH.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Several instances (issue 3, item 10; spec/decisions.md D-RATE-LIMIT shared store): two servers on
+ * Several instances (STATELESS-ANY-INSTANCE; spec/decisions.md D-RATE-LIMIT shared store): two servers on
  * two ports, each with its own Redis connection and one shared key prefix, behave as one server.
  */
 import { randomBytes } from 'node:crypto';

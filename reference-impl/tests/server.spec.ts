@@ -1,5 +1,5 @@
 /**
- * The server module and the `serve` command (issue 3, items 1 and 2): graceful shutdown finishes
+ * The server module and the `serve` command (graceful shutdown, `serve` start-up): graceful shutdown finishes
  * in-flight requests, the command prints its URL and the token profile, and stops on SIGTERM.
  */
 import { spawn } from 'node:child_process';

@@ -10,7 +10,7 @@ export interface MemoryStoresOptions {
 }
 
 /**
- * The default, in-process adapter of the store interface (issue 3 item 9). One instance may back
+ * The default, in-process adapter of the store interface. One instance may back
  * several app instances in the same process; it is not shared between processes.
  */
 export function createMemoryStores(options: MemoryStoresOptions = {}): Stores {

@@ -16,7 +16,7 @@ export interface RedisStoresOptions {
 }
 
 /**
- * The Redis adapter of the store interface (issue 3 items 9 and 10): several server instances
+ * The Redis adapter of the store interface (D-RATE-LIMIT shared store, STATELESS-ANY-INSTANCE): several server instances
  * sharing one Redis behave as one server. Every failure to reach Redis in time rejects with
  * StoreUnavailableError; the connection keeps retrying in the background.
  */

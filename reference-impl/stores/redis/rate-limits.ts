@@ -4,7 +4,7 @@ import type { RedisConnection } from './connection.ts';
 import { LEAKY_BUCKET, TOKEN_BUCKET } from './rate-limit-scripts.ts';
 
 /**
- * Rate limiting in Redis (issue 3 item 9, D-RATE-LIMIT): one atomic Lua script per request, on the
+ * Rate limiting in Redis (D-RATE-LIMIT, RATE-LIMIT-SHARED-STORE): one atomic Lua script per request, on the
  * Redis clock. Keys: `<prefix>rl:tb:<key>` (hash) and `<prefix>rl:lb:<key>` (string); each expires
  * when the bucket would be full (empty queue) again.
  */

@@ -1,5 +1,5 @@
 /**
- * A store crash in the middle of idempotent POSTs (issue 8, item 2; spec/decisions.md
+ * A store crash in the middle of idempotent POSTs (spec/decisions.md
  * D-IDEMPOTENCY, D-STORE-DOWN): a private Redis that fsyncs every write (AOF) is killed with
  * SIGKILL as soon as the first of 40 staggered keyed payments is answered, so the others are cut at arbitrary points (before the
  * claim, after it, between the work and the result). After Redis restarts with its data, retrying

@@ -1,5 +1,5 @@
 /**
- * Hostile request bodies (issue 8, item 1; spec/decisions.md D-BODY, D-ERRORS): malformed and
+ * Hostile request bodies (spec/decisions.md D-BODY, D-ERRORS): malformed and
  * truncated JSON, wrong media types, oversized and deeply nested bodies, huge numbers, prototype
  * keys and invalid UTF-8 each get a 4xx problem document, never a 5xx; the server keeps serving and
  * Object.prototype stays clean (the server runs in this process).

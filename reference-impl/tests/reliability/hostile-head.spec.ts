@@ -1,5 +1,5 @@
 /**
- * Hostile request heads (issue 8, item 1; spec/decisions.md D-ERRORS, D-METHODS, D-AUTH): very long
+ * Hostile request heads (spec/decisions.md D-ERRORS, D-METHODS, D-AUTH): very long
  * headers and URLs, bad percent-encoding, unknown methods, duplicate headers, odd bearer tokens and
  * invalid UTF-8, sent over raw sockets. Every answer is a 4xx problem document (or a success where
  * the input is harmless), never a 5xx, HTML or a dropped connection.

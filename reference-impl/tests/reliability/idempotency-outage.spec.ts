@@ -1,5 +1,5 @@
 /**
- * Idempotency records around a store failure (issue 8, item 2; spec/decisions.md D-IDEMPOTENCY):
+ * Idempotency records around a store failure (spec/decisions.md D-IDEMPOTENCY):
  * the store fails at the worst moments of a POST with an Idempotency-Key — while the work writes,
  * or right after the work when the result is recorded — and a retry after recovery must return the
  * original result or run the work exactly once. The failure is injected by wrapping the memory

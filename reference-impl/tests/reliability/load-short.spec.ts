@@ -1,5 +1,5 @@
 /**
- * A 5-second version of the soak (issue 8, item 4; the 30-second run is `npm run soak`): two
+ * A 5-second version of the soak (the 30-second run is `npm run soak`): two
  * server processes on the shared Redis under autocannon load give zero 5xx, exact rate limits
  * (a zero-refill token admits exactly its capacity) and lose no idempotency result.
  */

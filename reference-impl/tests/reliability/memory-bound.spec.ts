@@ -1,5 +1,5 @@
 /**
- * Memory stays bounded under hostile input (issue 8, item 1): thousands of rejected requests
+ * Memory stays bounded under hostile input: thousands of rejected requests
  * (malformed JSON, oversized bodies, long heads, unknown methods, bad tokens, idempotency keys on
  * failing requests) leave the heap of the in-process server where it was, measured after forced GC.
  */

@@ -1,5 +1,5 @@
 /**
- * Restart durability (issue 8, item 3): the server runs as a child process on the shared Redis
+ * Restart durability (D-IDEMPOTENCY, D-RATE-LIMIT): the server runs as a child process on the shared Redis
  * (own key prefix); payments are made with Idempotency-Keys and part of a slow rate-limit bucket is
  * burnt; the process is stopped with SIGTERM and started again. Replays return the original
  * results (same status, body and Location) and the bucket continues where it was.

@@ -1,5 +1,5 @@
 /**
- * Fault injection and 5xx bodies (issue 8, item 5; spec/decisions.md D-ERRORS `STATUS-500-GENERIC`,
+ * Fault injection and 5xx bodies (spec/decisions.md D-ERRORS `STATUS-500-GENERIC`,
  * D-STORE-DOWN, D-AUTH): an injected 500 leaks no stack or internals, a failed POST keeps no
  * idempotency record, the hook is off by default, and production configuration refuses it.
  */

@@ -1,5 +1,5 @@
 /**
- * Callers are isolated (issue 8, item 5; spec/decisions.md D-AUTH `AUTH-OTHERS-404`,
+ * Callers are isolated (spec/decisions.md D-AUTH `AUTH-OTHERS-404`,
  * D-IDEMPOTENCY `IDEMPOTENCY-SCOPED-PER-CALLER`): bob can neither read nor act on alice's orders,
  * payments, transfers or account, and bob sending alice's Idempotency-Key gets his own result.
  */

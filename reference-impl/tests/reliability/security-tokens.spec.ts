@@ -1,5 +1,5 @@
 /**
- * Constant-time token comparison (issue 8, item 5; spec/decisions.md D-AUTH `AUTH-CONSTANT-TIME`).
+ * Constant-time token comparison (spec/decisions.md D-AUTH `AUTH-CONSTANT-TIME`).
  * Behavioural check on `createTokenRegistry`: with 2 000 configured tokens, an implementation that
  * stops at the first match is ~1000× faster for the first token than for the last one or an
  * unknown one; a lookup that compares against every token takes the same time whichever matches.

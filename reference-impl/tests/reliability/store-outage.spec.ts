@@ -1,5 +1,5 @@
 /**
- * Store outage (issue 8, item 2; spec/decisions.md D-STORE-DOWN, D-IDEMPOTENCY): the server runs on
+ * Store outage (spec/decisions.md D-STORE-DOWN, D-IDEMPOTENCY): the server runs on
  * its own private `redis-server`, which is killed (data lost, as with a crash without persistence)
  * or paused (CLIENT PAUSE: unavailable, data kept) mid-run. Requests get a 503 problem with
  * Retry-After within the store timeout, never a hang; service resumes without restarting the

@@ -1,5 +1,5 @@
 /**
- * fast-check arbitraries of hostile request heads (issue 8, item 1): very long headers and URLs,
+ * fast-check arbitraries of hostile request heads: very long headers and URLs,
  * bad percent-encoding, unknown methods, duplicate headers, odd bearer tokens, invalid UTF-8 in
  * the head. Sent over raw sockets because fetch refuses most of them.
  */

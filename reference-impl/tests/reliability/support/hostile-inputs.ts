@@ -1,5 +1,5 @@
 /**
- * fast-check arbitraries of hostile requests (issue 8, item 1). Each yields a `HostileRequest`:
+ * fast-check arbitraries of hostile requests. Each yields a `HostileRequest`:
  * the raw bytes to send and whether a 2xx is an acceptable answer (a generated body may by chance
  * be a valid payment).
  */

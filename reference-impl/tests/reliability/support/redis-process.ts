@@ -1,5 +1,5 @@
 /**
- * A private `redis-server` for outage tests (issue 8, item 2): started on a free loopback port
+ * A private `redis-server` for outage tests: started on a free loopback port
  * (without persistence, or with an fsynced append-only file), stopped by SIGKILL (a crash) and
  * restarted on the same port, or paused with CLIENT PAUSE (unavailable, data kept).
  */

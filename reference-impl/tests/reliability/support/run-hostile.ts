@@ -1,5 +1,5 @@
 /**
- * Runs one family of hostile requests against a server with fast-check (issue 8, item 1): every
+ * Runs one family of hostile requests against a server with fast-check: every
  * answer is checked by `problemViolation`, counted in a Tally, and a failure is shrunk to the
  * smallest input that shows it.
  */

@@ -1,6 +1,6 @@
 /**
  * The reference server as a child process (`http-api-conformance serve`), for restart tests
- * (issue 8, items 3 and 4): started on port 0, its URL read from the line it prints, stopped with
+ * and the soak: started on port 0, its URL read from the line it prints, stopped with
  * SIGTERM and awaited.
  */
 import { type ChildProcess, spawn } from 'node:child_process';

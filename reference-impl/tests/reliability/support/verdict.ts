@@ -1,5 +1,5 @@
 /**
- * The verdict on one answer to a hostile input (issue 8, item 1): a 4xx problem document whose
+ * The verdict on one answer to a hostile input: a 4xx problem document whose
  * `status` member equals the HTTP status, never a 5xx, never HTML, never a dropped connection.
  * A tally counts the inputs tried and the failures seen, for the report.
  */
