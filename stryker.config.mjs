@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Mutation testing of the reference server against the conformance suite (issue 5 item 3).
+ * Mutation testing of the reference server against the conformance suite.
  * `npm run mutation` (not in CI): Stryker's command runner runs the conformance CLI against the
  * embedded reference server once per mutant; a mutant is killed when the run exits non-zero
  * (`--strict`, so a failed SHOULD kills too). `mutate` is limited to the reference server's error

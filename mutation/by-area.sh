@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs Stryker once per area of issue 5 item 3, each with the part of the conformance suite that
+# Runs Stryker once per area of the mutation run (stryker.config.mjs), each with the part of the conformance suite that
 # exercises it (faster than one run with every group), one after the other; reports go to
 # reports/mutation/<area>/. Usage: sh mutation/by-area.sh [area ...]
 # areas: auth tokens errors problem rate-limit bucket idempotency idempotency-store (default: all, in this order)
