@@ -7,20 +7,12 @@
 import type { IncomingMessage } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Config } from './config.ts';
 import { bucketFor, rateLimitHeaders, rateLimitedProblem } from './middleware/rate-limit.ts';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, notFound, renderProblem, toHttpProblem } from './problem.ts';
 import type { ProblemSpec } from './problem.ts';
 import { matchRoute } from './route-table.ts';
 import { MAX_REQUEST_TARGET, uriTooLong } from './middleware/head.ts';
-import type { Stores } from './stores/types.ts';
-import type { TokenRegistry } from './tokens.ts';
-
-interface Deps {
-  config: Config;
-  stores: Stores;
-  tokens: TokenRegistry;
-}
+import type { Deps } from './context.ts';
 
 interface ParsedHead {
   method: string;

@@ -6,6 +6,7 @@ import type { ParameterizedContext } from 'koa';
 import type { Config } from './config.ts';
 import type { RouteMatch, Permission } from './route-table.ts';
 import type { Stores } from './stores/types.ts';
+import type { TokenRegistry } from './tokens.ts';
 
 /** The caller behind a known bearer token (D-AUTH). */
 export interface Principal {
@@ -38,9 +39,11 @@ export interface AppState {
 
 export type AppContext = ParameterizedContext<AppState>;
 
+/** What the app, its route modules and the server's raw-socket handlers share; built once by startServer. */
 export interface Deps {
   config: Config;
   stores: Stores;
+  tokens: TokenRegistry;
 }
 
 /** The authenticated principal of a route that requires a token (the auth middleware ran). */

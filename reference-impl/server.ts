@@ -1,13 +1,18 @@
 /**
- * Listens and shuts down: `startServer` creates the stores when none are given,
- * seeds the D-AUTH users, listens on config.host/port (port 0 allowed) and returns `close()`,
- * which stops accepting, lets in-flight requests finish and closes the stores it created.
+ * Listens and shuts down, as Koa's `listen` wraps `callback()`: `startServer` creates the stores
+ * when none are given, seeds the D-AUTH users, builds the app (with a wrapper's middleware at its
+ * extension points), serves it with the one set of Node server options (no Host header required,
+ * CONNECT and parser errors answered as problems, keep-alive timeout), listens on config.host/port
+ * (port 0 allowed) and returns `close()`, which stops accepting, lets in-flight requests finish and
+ * closes the stores it created. Every in-process server starts here: `serve`, the embedded target,
+ * the bench, the broken variants and the tests.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp } from './app.ts';
+import { createApp, type WrapApp } from './app.ts';
 import { clientErrorHandler, connectHandler } from './client-error.ts';
 import type { Config } from './config.ts';
+import type { Deps } from './context.ts';
 import { seedUsersAtStartup } from './seed.ts';
 import type { Stores } from './stores/types.ts';
 import { createTokenRegistry } from './tokens.ts';
@@ -24,10 +29,17 @@ export interface StartOptions {
   /** Shared stores (e.g. two instances on one Redis); not closed by `close()`. Created from config.store when absent. */
   stores?: Stores;
   logError?: (error: unknown) => void;
+  /** Adds middleware at the app's extension points (app.ts EXTENSION_POINTS) before it is composed. */
+  wrapApp?: WrapApp;
 }
 
+/** Node's HTTP server options of every reference server: a request without Host is answered, not refused. */
+const SERVER_OPTIONS = { requireHostHeader: false } as const;
+/** How long an idle keep-alive connection stays open (ms); Node announces it as `Keep-Alive: timeout=5`. */
+const KEEP_ALIVE_TIMEOUT_MS = 5000;
+
 /** Starts the reference server. */
-export async function startServer({ config, stores: given, logError }: StartOptions): Promise<RunningServer> {
+export async function startServer({ config, stores: given, logError, wrapApp }: StartOptions): Promise<RunningServer> {
   const stores = given ?? (await import('./stores/index.ts')).createStores(config.store);
   const ownsStores = given === undefined;
   try {
@@ -36,12 +48,12 @@ export async function startServer({ config, stores: given, logError }: StartOpti
     if (ownsStores) await stores.close().catch(() => undefined);
     throw error;
   }
-  const app = createApp({ config, stores, ...(logError ? { logError } : {}) });
-  const server = createServer({ requireHostHeader: false }, app.callback());
-  const rawDeps = { config, stores, tokens: createTokenRegistry(config.tokens) };
-  server.on('clientError', clientErrorHandler(rawDeps));
-  server.on('connect', connectHandler(rawDeps));
-  server.keepAliveTimeout = 5000;
+  const deps: Deps = { config, stores, tokens: createTokenRegistry(config.tokens) };
+  const app = createApp({ ...deps, ...(logError ? { logError } : {}), ...(wrapApp ? { wrapApp } : {}) });
+  const server = createServer(SERVER_OPTIONS, app.callback());
+  server.on('clientError', clientErrorHandler(deps));
+  server.on('connect', connectHandler(deps));
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   let stopping = false;
   server.on('request', (_req, res) => {
     res.once('finish', () => {

@@ -15,16 +15,8 @@ const MAX_DELAY_MS = 5000;
 /** Internals the injected 500 error carries; tests assert none of it reaches the response. */
 export const INJECTED_SECRET = 'SECRET-INTERNAL db=postgres://admin:hunter2@10.0.0.5/shop at /srv/app/handler.ts:42';
 
-/**
- * The fault injection middleware. When disabled it is a synchronous pass-through (no async frame,
- * no header lookup); it stays in the chain under its name because wrappers place middleware after it.
- */
-export function faultInjection(enabled: boolean) {
-  if (!enabled) {
-    return function faultInjectionMiddleware(_ctx: AppContext, next: Next): Promise<void> {
-      return next();
-    };
-  }
+/** The fault injection middleware; the app adds it only when `config.faultInjection` is on. */
+export function faultInjection() {
   return async function faultInjectionMiddleware(ctx: AppContext, next: Next): Promise<void> {
     const fault = ctx.get('X-Fault-Inject');
     if (fault === '500') throw new Error(`Unhandled fault: ${INJECTED_SECRET}`);
