@@ -12,7 +12,7 @@ import { profilePhase } from './phases/profile.ts';
 import { refillPhase } from './phases/refill.ts';
 import { suiteTimePhase } from './phases/suite-time.ts';
 import { throughputPhase, ROUTES } from './phases/throughput.ts';
-import { deleteKeysWithPrefix, redisReachable } from './redis-keys.ts';
+import { DEFAULT_REDIS_URL, deleteKeysWithPrefix, redisAnswers, sharedRedisUrl } from '../reference-impl/redis-admin.ts';
 import { compareRuns, loadPrevious, RESULTS_DIR, timestamp, writeRun } from './results.ts';
 import { formatComparison, formatRun } from './table.ts';
 import { exactnessVerdict, refillVerdict, suiteVerdict, throughputVerdict } from './targets.ts';
@@ -27,7 +27,7 @@ options:
   --quick            short run: 2 s cells, 1 exactness trial, 3 s refill, smoke suite only
   --phases LIST      comma-separated subset of ${PHASES.join(',')} (default: all)
   --stores LIST      memory,redis (default both; redis is skipped when unreachable)
-  --redis-url URL    default redis://127.0.0.1:6379 (or HAC_REDIS_URL)
+  --redis-url URL    default HAC_REDIS_URL, else ${DEFAULT_REDIS_URL}
   --connections N    autocannon connections (default 16)
   --routes LIST      throughput routes to run, comma-separated names (default: all four)
   --profile-route R  route to profile (default "GET /users/1"; one of the throughput routes)
@@ -80,7 +80,7 @@ const durationSeconds = positive(values.duration, '--duration', quick ? 2 : 4);
 const connections = Math.round(positive(values.connections, '--connections', 16));
 const phases = (values.phases ?? PHASES.join(',')).split(',').map((p) => p.trim());
 for (const phase of phases) if (!(PHASES as readonly string[]).includes(phase)) fail(`unknown phase "${phase}"`);
-const redisUrl = values['redis-url'] ?? process.env.HAC_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redisUrl = values['redis-url'] ?? sharedRedisUrl();
 let stores = (values.stores ?? 'memory,redis').split(',').map((s) => s.trim()) as StoreKind[];
 for (const store of stores) if (store !== 'memory' && store !== 'redis') fail(`unknown store "${store}"`);
 const profileRoute = values['profile-route'] ?? 'GET /users/1';
@@ -91,7 +91,7 @@ for (const route of routes ?? []) if (!ROUTES.some((r) => r.name === route)) fai
 
 const log = (line: string): void => console.log(line);
 const notes: string[] = [];
-if (stores.includes('redis') && !(await redisReachable(redisUrl))) {
+if (stores.includes('redis') && !(await redisAnswers(redisUrl, 1500))) {
   notes.push(`Redis at ${redisUrl} is unreachable: Redis cells skipped.`);
   stores = stores.filter((s) => s !== 'redis');
 }
@@ -114,7 +114,7 @@ let cleaned = false;
 async function cleanRedis(): Promise<void> {
   if (cleaned || !stores.includes('redis')) return;
   cleaned = true;
-  const deleted = await deleteKeysWithPrefix(redisUrl, keyPrefix).catch(() => -1);
+  const deleted = await deleteKeysWithPrefix(keyPrefix, redisUrl).catch(() => -1);
   if (deleted < 0) notes.push(`could not delete the Redis keys under ${keyPrefix}`);
 }
 process.once('SIGINT', () => {

@@ -6,7 +6,7 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deletePrefix, SHARED_REDIS_URL, testPrefix } from '../reference-impl/tests/reliability/support/redis-keys.ts';
+import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../reference-impl/redis-admin.ts';
 import { type ServerProcess, startServerProcess } from '../reference-impl/tests/reliability/support/server-process.ts';
 
 export const LOAD_TOKEN = 'soak-token-load';
@@ -27,8 +27,8 @@ export interface Cluster {
 }
 
 /** Starts two `serve` processes sharing one Redis key prefix. */
-export async function startCluster(redisUrl = SHARED_REDIS_URL): Promise<Cluster> {
-  const prefix = testPrefix('soak');
+export async function startCluster(redisUrl = sharedRedisUrl()): Promise<Cluster> {
+  const prefix = uniqueKeyPrefix('soak');
   const configFile = join(tmpdir(), `hac-soak-${process.pid}-${Date.now()}.json`);
   await writeFile(
     configFile,
@@ -50,7 +50,7 @@ export async function startCluster(redisUrl = SHARED_REDIS_URL): Promise<Cluster
   } catch (error) {
     await Promise.all(started.map((server) => server.stop()));
     await rm(configFile, { force: true });
-    await deletePrefix(prefix, redisUrl);
+    await deleteKeysWithPrefix(prefix, redisUrl);
     throw error;
   }
   const [one, two] = started as [ServerProcess, ServerProcess];
@@ -60,7 +60,7 @@ export async function startCluster(redisUrl = SHARED_REDIS_URL): Promise<Cluster
     async stop() {
       const exitCodes = await Promise.all([one.stop(), two.stop()]);
       await rm(configFile, { force: true });
-      return { exitCodes, keysDeleted: await deletePrefix(prefix, redisUrl) };
+      return { exitCodes, keysDeleted: await deleteKeysWithPrefix(prefix, redisUrl) };
     },
   };
 }

@@ -3,10 +3,9 @@
  * development configuration (D-AUTH tokens and plans) and fault injection on. One instance on the
  * memory store, or two instances sharing one Redis (a unique key prefix, deleted on close).
  */
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Redis } from 'ioredis';
 import { resolveConfig } from '../../reference-impl/config.ts';
+import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../../reference-impl/redis-admin.ts';
 import { startServer } from '../../reference-impl/server.ts';
 import { createStores } from '../../reference-impl/stores/index.ts';
 import type { Stores } from '../../reference-impl/stores/index.ts';
@@ -21,7 +20,7 @@ export interface EmbeddedTarget {
 export interface EmbeddedOptions {
   instances?: 1 | 2;
   store?: 'memory' | 'redis';
-  /** Redis URL for the redis store (default HAC_REDIS_URL or redis://127.0.0.1:6379). */
+  /** Redis URL for the redis store (default: sharedRedisUrl() of reference-impl/redis-admin.ts). */
   redisUrl?: string;
 }
 
@@ -30,37 +29,22 @@ export function referenceProfile(): TargetProfile {
   return parseProfile(JSON.parse(readFileSync(referenceProfilePath, 'utf8')) as unknown, 'fixtures/profiles/reference.json');
 }
 
-/** Deletes every key under `prefix` (SCAN, never FLUSHDB). */
-export async function deleteRedisKeys(redisUrl: string, prefix: string): Promise<void> {
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000 });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length > 0) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
-
 /** Starts the reference server in-process (port 0) and returns its profile and a close function. */
 export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promise<EmbeddedTarget> {
   const instances = options.instances ?? 1;
   const kind = options.store ?? 'memory';
-  const redisUrl = options.redisUrl ?? process.env.HAC_REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const keyPrefix = `hac-conformance:${randomBytes(6).toString('hex')}:`;
+  const redisUrl = options.redisUrl ?? sharedRedisUrl();
+  const keyPrefix = uniqueKeyPrefix('conformance');
   const store = kind === 'redis' ? { kind: 'redis' as const, url: redisUrl, keyPrefix } : { kind: 'memory' as const };
-  const config = resolveConfig({ host: '127.0.0.1', port: 0, faultInjection: true, store });
+  // HAC_RATE_LIMIT_ALGORITHM=leaky-bucket runs the documented alternative (D-RATE-LIMIT); the profile then declares it (D-SUITE-TRUST).
+  const algorithm = process.env.HAC_RATE_LIMIT_ALGORITHM;
+  const config = resolveConfig({ host: '127.0.0.1', port: 0, faultInjection: true, store, ...(algorithm ? { rateLimit: { algorithm } } : {}) });
   const servers: { url: string; close(): Promise<void> }[] = [];
   const allStores: Stores[] = [];
   const closeAll = async (): Promise<void> => {
     await Promise.allSettled(servers.map((s) => s.close()));
     await Promise.allSettled(allStores.map((s) => s.close()));
-    if (kind === 'redis') await deleteRedisKeys(redisUrl, keyPrefix).catch(() => undefined);
+    if (kind === 'redis') await deleteKeysWithPrefix(keyPrefix, redisUrl).catch(() => undefined);
   };
   try {
     for (let i = 0; i < instances; i += 1) {
@@ -78,6 +62,7 @@ export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promis
     name: instances === 2 ? `${base.name} (2 instances, ${kind})` : base.name,
     baseUrls: servers.map((s) => s.url.replace(/\/+$/, '')),
     features: { ...base.features, multiTarget: instances === 2 },
+    ...(base.rateLimit ? { rateLimit: { ...base.rateLimit, algorithm: config.rateLimit.algorithm } } : {}),
   };
   return { profile, close: closeAll };
 }

@@ -13,15 +13,10 @@ import { VARIANTS, grepOf } from '../../fixtures/broken/index.ts';
 import type { BrokenVariant } from '../../fixtures/broken/index.ts';
 import { checkVariant, formatTable, pool } from '../../fixtures/broken/check.ts';
 import { REFERENCE } from '../../fixtures/broken/start.ts';
-import { tcpAnswers } from '../support/tcp.ts';
+import { redisAnswers, sharedRedisUrl } from '../../reference-impl/redis-admin.ts';
 
 const concurrency = Number(process.env.HAC_META_CONCURRENCY ?? 4);
 const perRunTimeoutMs = Number(process.env.HAC_META_RUN_TIMEOUT_MS ?? 150_000);
-
-function redisAnswers(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return tcpAnswers(hostname, Number(port || 6379));
-}
 
 /** The unmodified reference server, run with every selection the given variants use. */
 function baselineFor(variants: readonly BrokenVariant[], instances: 1 | 2): BrokenVariant {
@@ -32,7 +27,7 @@ function baselineFor(variants: readonly BrokenVariant[], instances: 1 | 2): Brok
 // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture arguments from the pattern
 test('the suite passes the unmodified reference server and catches every broken variant by its declared IDs', async ({}, testInfo) => {
   test.setTimeout(8 * 60_000);
-  const redisUrl = process.env.HAC_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const redisUrl = sharedRedisUrl();
   const redis = await redisAnswers(redisUrl);
   const multi = VARIANTS.filter((v) => (v.instances ?? 1) === 2);
   const single = VARIANTS.filter((v) => (v.instances ?? 1) === 1);

@@ -2,12 +2,13 @@
  * Several instances (STATELESS-ANY-INSTANCE; spec/decisions.md D-RATE-LIMIT shared store): two servers on
  * two ports, each with its own Redis connection and one shared key prefix, behave as one server.
  */
-import { randomBytes } from 'node:crypto';
 import { expect, test } from '@playwright/test';
 import { ALICE, type TestServer, client, startTestServer } from './support/harness.ts';
 import { createRedisStores } from '../stores/redis/index.ts';
 import type { Stores } from '../stores/types.ts';
-import { REDIS_URL, deleteKeys, redisAnswers } from './stores-helpers.ts';
+import { deleteKeysWithPrefix, redisAnswers, sharedRedisUrl, uniqueKeyPrefix } from '../redis-admin.ts';
+
+const REDIS_URL = sharedRedisUrl();
 
 interface Pair {
   one: TestServer;
@@ -17,7 +18,7 @@ interface Pair {
 
 /** Two servers, each with its own Redis connection, sharing one fresh key prefix. */
 async function startPair(overrides: Record<string, unknown> = {}): Promise<Pair> {
-  const keyPrefix = `hac-test:${randomBytes(6).toString('hex')}:`;
+  const keyPrefix = uniqueKeyPrefix('test');
   const store = { kind: 'redis', url: REDIS_URL, keyPrefix };
   const connections: Stores[] = [createRedisStores({ url: REDIS_URL, keyPrefix }), createRedisStores({ url: REDIS_URL, keyPrefix })];
   const [one, two] = await Promise.all(connections.map((stores) => startTestServer({ ...overrides, store }, stores)));
@@ -28,14 +29,14 @@ async function startPair(overrides: Record<string, unknown> = {}): Promise<Pair>
     async stop() {
       await Promise.all([one.close(), two.close()]);
       await Promise.all(connections.map((stores) => stores.close()));
-      await deleteKeys(keyPrefix);
+      await deleteKeysWithPrefix(keyPrefix, REDIS_URL);
     },
   };
 }
 
 test.describe('two instances on one Redis', () => {
   test.beforeAll(async () => {
-    test.skip(!(await redisAnswers()), `Redis does not answer at ${REDIS_URL}`);
+    test.skip(!(await redisAnswers(REDIS_URL)), `Redis does not answer at ${REDIS_URL}`);
   });
 
   test('a resource created through one instance is read through the other', async () => {

@@ -3,16 +3,15 @@
  * get 503 with Retry-After within the store timeout instead of hanging, and service resumes
  * without a restart when Redis is back. A TCP proxy in front of the real Redis plays the outage.
  */
-import { randomBytes } from 'node:crypto';
 import { type Server, type Socket, connect, createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
-import { Redis } from 'ioredis';
 import { createRedisStores } from '../stores/redis/index.ts';
 import { ALICE, client, startTestServer } from './support/harness.ts';
-import { redisAnswers } from './stores-helpers.ts';
+import { deleteKeysWithPrefix, redisAnswers, sharedRedisUrl, uniqueKeyPrefix } from '../redis-admin.ts';
 
-const REDIS = { host: '127.0.0.1', port: 6379 };
+const REDIS_URL = sharedRedisUrl();
+const REDIS = { host: new URL(REDIS_URL).hostname, port: Number(new URL(REDIS_URL).port || 6379) };
 
 /** A TCP proxy to Redis that can be cut and restored on the same port. */
 async function startProxy(): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void>; stop(): Promise<void> }> {
@@ -46,9 +45,9 @@ async function startProxy(): Promise<{ port: number; cut(): Promise<void>; resto
 }
 
 test('a Redis outage is 503 with Retry-After within the timeout, and service resumes without a restart', async () => {
-  test.skip(!(await redisAnswers(REDIS)), 'Redis does not answer at 127.0.0.1:6379');
+  test.skip(!(await redisAnswers(REDIS_URL)), `Redis does not answer at ${REDIS_URL}`);
   const proxy = await startProxy();
-  const keyPrefix = `hac-test:${randomBytes(6).toString('hex')}:`;
+  const keyPrefix = uniqueKeyPrefix('test');
   const stores = createRedisStores({ url: `redis://127.0.0.1:${proxy.port}`, keyPrefix, commandTimeoutMs: 500 });
   const server = await startTestServer({ seed: true }, stores);
   try {
@@ -70,13 +69,6 @@ test('a Redis outage is 503 with Retry-After within the timeout, and service res
     await server.close();
     await stores.close();
     await proxy.stop();
-    const admin = new Redis({ ...REDIS, maxRetriesPerRequest: 1 });
-    let cursor = '0';
-    do {
-      const [next, keys] = await admin.scan(cursor, 'MATCH', `${keyPrefix}*`, 'COUNT', 500);
-      if (keys.length > 0) await admin.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-    admin.disconnect();
+    await deleteKeysWithPrefix(keyPrefix, REDIS_URL);
   }
 });

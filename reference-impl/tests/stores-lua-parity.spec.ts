@@ -7,7 +7,9 @@ import { queueRequest } from '../rate-limit/leaky-bucket.ts';
 import type { LeakyBucketState } from '../rate-limit/leaky-bucket.ts';
 import { LEAKY_BUCKET, TOKEN_BUCKET } from '../stores/redis/rate-limit-scripts.ts';
 import type { RateLimitPolicy } from '../stores/types.ts';
-import { REDIS_URL, deleteKeys, uniquePrefix } from './stores-helpers.ts';
+import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../redis-admin.ts';
+
+const REDIS_URL = sharedRedisUrl();
 
 const CLOCK = "local time = redis.call('TIME')\nlocal now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000";
 
@@ -23,14 +25,14 @@ function onChosenClock(source: string): string {
 }
 
 test.describe('Lua scripts compute what the TypeScript bucket functions compute', () => {
-  const prefix = uniquePrefix();
+  const prefix = uniqueKeyPrefix('test');
   let redis: Redis;
   test.beforeAll(() => {
     redis = new Redis(REDIS_URL);
   });
   test.afterAll(async () => {
     redis.disconnect();
-    await deleteKeys(prefix);
+    await deleteKeysWithPrefix(prefix, REDIS_URL);
   });
 
   for (const algorithm of ['token-bucket', 'leaky-bucket'] as const) {

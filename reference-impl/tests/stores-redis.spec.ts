@@ -6,7 +6,10 @@ import { createStores } from '../stores/index.ts';
 import { createRedisStores } from '../stores/redis/index.ts';
 import { StoreUnavailableError } from '../stores/types.ts';
 import type { Stores } from '../stores/types.ts';
-import { REDIS_URL, delay, deleteKeys, uniquePrefix } from './stores-helpers.ts';
+import { delay } from './stores-helpers.ts';
+import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../redis-admin.ts';
+
+const REDIS_URL = sharedRedisUrl();
 
 /** A port on 127.0.0.1 that nothing listens on (bound once, then closed). */
 async function closedPort(): Promise<number> {
@@ -81,7 +84,7 @@ const everyOperation = (stores: Stores): Array<[string, () => Promise<unknown>]>
 
 test.describe('Redis adapter specifics', () => {
   test('keys follow the documented layout and only idle-bounded keys expire', async () => {
-    const keyPrefix = uniquePrefix();
+    const keyPrefix = uniqueKeyPrefix('test');
     const stores = createStores({ kind: 'redis', url: REDIS_URL, keyPrefix });
     const admin = new Redis(REDIS_URL);
     try {
@@ -106,12 +109,12 @@ test.describe('Redis adapter specifics', () => {
     } finally {
       admin.disconnect();
       await stores.close();
-      await deleteKeys(keyPrefix);
+      await deleteKeysWithPrefix(keyPrefix, REDIS_URL);
     }
   });
 
   test('the bucket is stamped with the Redis clock, not the instance clock', async () => {
-    const keyPrefix = uniquePrefix();
+    const keyPrefix = uniqueKeyPrefix('test');
     const stores = createRedisStores({ url: REDIS_URL, keyPrefix });
     const admin = new Redis(REDIS_URL);
     try {
@@ -124,12 +127,12 @@ test.describe('Redis adapter specifics', () => {
     } finally {
       admin.disconnect();
       await stores.close();
-      await deleteKeys(keyPrefix);
+      await deleteKeysWithPrefix(keyPrefix, REDIS_URL);
     }
   });
 
   test('two instances on one Redis share resources and idempotency results', async () => {
-    const keyPrefix = uniquePrefix();
+    const keyPrefix = uniqueKeyPrefix('test');
     const one = createRedisStores({ url: REDIS_URL, keyPrefix });
     const two = createRedisStores({ url: REDIS_URL, keyPrefix });
     try {
@@ -146,13 +149,13 @@ test.describe('Redis adapter specifics', () => {
       });
     } finally {
       await Promise.all([one.close(), two.close()]);
-      await deleteKeys(keyPrefix);
+      await deleteKeysWithPrefix(keyPrefix, REDIS_URL);
     }
   });
 
   test('with nothing listening, every operation rejects with StoreUnavailableError within 2 s', async () => {
     const port = await closedPort();
-    const stores = createRedisStores({ url: `redis://127.0.0.1:${port}`, keyPrefix: uniquePrefix(), commandTimeoutMs: 500 });
+    const stores = createRedisStores({ url: `redis://127.0.0.1:${port}`, keyPrefix: uniqueKeyPrefix('test'), commandTimeoutMs: 500 });
     try {
       const durations = await Promise.all(everyOperation(stores).map(([, op]) => timeToFailure(op)));
       for (const ms of durations) expect(ms).toBeLessThan(2_000);
@@ -171,7 +174,7 @@ test.describe('Redis adapter specifics', () => {
     });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as AddressInfo;
-    const stores = createRedisStores({ url: `redis://127.0.0.1:${port}`, keyPrefix: uniquePrefix(), commandTimeoutMs: 500 });
+    const stores = createRedisStores({ url: `redis://127.0.0.1:${port}`, keyPrefix: uniqueKeyPrefix('test'), commandTimeoutMs: 500 });
     try {
       const durations = await Promise.all(everyOperation(stores).map(([, op]) => timeToFailure(op)));
       for (const ms of durations) expect(ms).toBeLessThan(2_000);
@@ -183,7 +186,7 @@ test.describe('Redis adapter specifics', () => {
   });
 
   test('service resumes without a restart when Redis comes back, and a stalled Redis times out', async () => {
-    const keyPrefix = uniquePrefix();
+    const keyPrefix = uniqueKeyPrefix('test');
     const proxy = new RedisProxy();
     await proxy.start();
     const stores = createRedisStores({ url: `redis://127.0.0.1:${proxy.port}`, keyPrefix, commandTimeoutMs: 500 });
@@ -211,7 +214,7 @@ test.describe('Redis adapter specifics', () => {
     } finally {
       await stores.close();
       await proxy.stop();
-      await deleteKeys(keyPrefix);
+      await deleteKeysWithPrefix(keyPrefix, REDIS_URL);
     }
   });
 
@@ -221,7 +224,7 @@ test.describe('Redis adapter specifics', () => {
     await memory.resources.put('authors', { id: 1 });
     expect(await memory.resources.list('authors')).toEqual([{ id: 1 }]);
     await memory.close();
-    const keyPrefix = uniquePrefix();
+    const keyPrefix = uniqueKeyPrefix('test');
     const redis = createStores({ kind: 'redis', url: REDIS_URL, keyPrefix, commandTimeoutMs: 800 });
     try {
       await redis.ping();
@@ -229,7 +232,7 @@ test.describe('Redis adapter specifics', () => {
       expect(await redis.resources.list('authors')).toEqual([{ id: 1 }]);
     } finally {
       await redis.close();
-      await deleteKeys(keyPrefix);
+      await deleteKeysWithPrefix(keyPrefix, REDIS_URL);
     }
   });
 });

@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ALICE } from '../support/harness.ts';
-import { deletePrefix, SHARED_REDIS_URL, testPrefix } from './support/redis-keys.ts';
+import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../../redis-admin.ts';
+
+const SHARED_REDIS_URL = sharedRedisUrl();
 import { type ServerProcess, startServerProcess } from './support/server-process.ts';
 import { timedRequest } from './support/timed.ts';
 
@@ -27,7 +29,7 @@ async function start(): Promise<ServerProcess> {
 }
 
 test.beforeAll(async () => {
-  prefix = testPrefix('restart');
+  prefix = uniqueKeyPrefix('test', 'restart');
   configFile = join(tmpdir(), `hac-restart-${process.pid}-${Date.now()}.json`);
   await writeFile(
     configFile,
@@ -44,7 +46,7 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await server?.stop();
   await rm(configFile, { force: true });
-  await deletePrefix(prefix);
+  await deleteKeysWithPrefix(prefix, SHARED_REDIS_URL);
 });
 
 test('after a SIGTERM restart, replays return the original results and the rate-limit bucket carries over', async () => {
