@@ -1,4 +1,5 @@
-import { join, resolve } from 'node:path';
+import { extname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
 import type { ReporterDescription } from '@playwright/test';
 
@@ -13,6 +14,8 @@ import type { ReporterDescription } from '@playwright/test';
  */
 const outDir = resolve(process.env.HAC_OUT ?? 'conformance-results');
 const chosen = process.env.HAC_REPORTER ?? 'list';
+// `.ts` in the repository, `.js` compiled into dist/ in an installed package.
+const ownExtension = extname(fileURLToPath(import.meta.url));
 
 const formats: Record<string, ReporterDescription[]> = {
   list: [['list']],
@@ -29,5 +32,5 @@ export default defineConfig({
   fullyParallel: true,
   retries: 0,
   workers: Number(process.env.HAC_WORKERS ?? 3),
-  reporter: [['./report/requirements-reporter.ts', { outDir }], ...(formats[chosen] ?? formats.list ?? [])],
+  reporter: [[`./report/requirements-reporter${ownExtension}`, { outDir }], ...(formats[chosen] ?? formats.list ?? [])],
 });

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from './package-files.ts';
 
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
 export type Party = 'server' | 'client';
@@ -55,7 +55,7 @@ export interface Catalogue {
 }
 
 /** Absolute path of spec/requirements.json. */
-export const CATALOGUE_PATH = fileURLToPath(new URL('./requirements.json', import.meta.url));
+export const CATALOGUE_PATH = packagePath('spec', 'requirements.json');
 
 let cached: Catalogue | undefined;
 let index: Map<string, Requirement> | undefined;

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from './package-files.ts';
 import { join } from 'node:path';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import type { AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
@@ -13,7 +13,7 @@ const addFormats = addFormatsModule.default;
 export const SCHEMA_ID_BASE = 'https://http-api-conformance.dev/schemas/';
 
 /** Directory that holds the `*.schema.json` files. */
-export const schemasDir = fileURLToPath(new URL('./schemas/', import.meta.url));
+export const schemasDir = `${packagePath('spec', 'schemas')}/`;
 
 /** One entry of a 422 `errors` array (D-ERRORS). */
 export interface FieldError {

@@ -3,7 +3,7 @@
  * the recorded attempts and the adapter's output, and builds the shared `results.json` structure.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { packageVersion } from '../../spec/package-files.ts';
 import { exitCodeFor, outcomeFor, summarize } from '../../conformance/report/results.ts';
 import type { RequirementResult, RunResults, TestRecord } from '../../conformance/report/results.ts';
 import { jitterChecks } from './backoff.ts';
@@ -40,15 +40,6 @@ export interface Certification {
 
 /** Real milliseconds the adapter may take to start and report, on top of the scenario's budget. */
 const STARTUP_ALLOWANCE_MS = 15_000;
-
-function packageVersion(): string {
-  try {
-    const pkg: unknown = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
-    return typeof pkg === 'object' && pkg !== null && 'version' in pkg && typeof pkg.version === 'string' ? pkg.version : '0.0.0';
-  } catch {
-    return '0.0.0';
-  }
-}
 
 function envFor(scenario: Scenario, url: string, token: string, scale: number): Record<string, string> {
   const op = scenario.operation;

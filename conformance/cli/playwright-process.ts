@@ -4,11 +4,13 @@
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../../spec/package-files.ts';
 
-export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const SUITE_CONFIG = join(PACKAGE_ROOT, 'conformance', 'playwright.config.ts');
+const here = fileURLToPath(import.meta.url);
+/** The suite's Playwright config beside this module: TypeScript in the repository, compiled JavaScript in dist/ when installed. */
+export const SUITE_CONFIG = join(dirname(here), '..', `playwright.config${extname(here)}`);
 
 export interface SuiteRun {
   /** The resolved profile written for the run, and the file the user gave. */

@@ -5,7 +5,7 @@
  * the suite never disagree on what a usable profile is. Every problem names the offending field.
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from '../../spec/package-files.ts';
 import { parseProfile, ProfileError } from '../target/profile.ts';
 import type { TargetProfile } from '../target/profile.ts';
 
@@ -14,7 +14,7 @@ export { ProfileError };
 /** A profile as read from its file, before validation: any member may be missing. */
 export type ProfileDocument = Partial<TargetProfile> & Record<string, unknown>;
 
-export const DEFAULT_PROFILE = fileURLToPath(new URL('../../fixtures/profiles/reference.json', import.meta.url));
+export const DEFAULT_PROFILE = packagePath('fixtures', 'profiles', 'reference.json');
 
 /** Reads a profile file; throws ProfileError when it is missing, not JSON or not an object. */
 export function readProfile(path: string): ProfileDocument {

@@ -6,6 +6,7 @@
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { packageVersion } from '../../spec/package-files.ts';
 import { summarize, writeResults } from '../report/results.ts';
 import type { RunResults } from '../report/results.ts';
 import type { EmbeddedTarget } from '../target/embedded.ts';
@@ -48,7 +49,7 @@ function notRun(options: RunOptions, target: Record<string, unknown>, errors: st
   const finished = new Date();
   return {
     tool: 'http-api-conformance',
-    version: (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version,
+    version: packageVersion(),
     kind: 'server',
     target,
     startedAt: started.toISOString(),

@@ -3,7 +3,7 @@
  * needs to give every requirement a level and an outcome.
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from '../../spec/package-files.ts';
 import type { Level } from './results.ts';
 
 export interface CatalogueEntry {
@@ -15,7 +15,7 @@ export interface CatalogueEntry {
 }
 
 /** Path of spec/requirements.json inside this package. */
-export const CATALOGUE_PATH = fileURLToPath(new URL('../../spec/requirements.json', import.meta.url));
+export const CATALOGUE_PATH = packagePath('spec', 'requirements.json');
 
 /** Shape of a requirement ID (spec/schemas/requirements.schema.json). */
 export const REQUIREMENT_ID = /^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$/;

@@ -10,11 +10,13 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestError } from '@playwright/test/reporter';
+import { packageVersion } from '../../spec/package-files.ts';
 import { serverCatalogue } from './catalogue-view.ts';
 import { requirementResults } from './requirement-outcomes.ts';
 import { exitCodeFor, summarize, writeResults } from './results.ts';
 import type { RunResults, TestRecord } from './results.ts';
 import { recordOf, requirementIdsOf, stripAnsi } from './test-record.ts';
+import { writeReportFiles } from './report-files.ts';
 
 export interface RequirementsReporterOptions {
   outDir?: string;
@@ -25,12 +27,9 @@ export interface RequirementsReporterOptions {
   catalogue?: string;
 }
 
-const PACKAGE_JSON = new URL('../../package.json', import.meta.url);
-
 /** The suite version: package.json `version`. */
 function suiteVersion(): string {
-  const pkg = JSON.parse(readFileSync(PACKAGE_JSON, 'utf8')) as { version?: string };
-  return pkg.version ?? '0.0.0';
+  return packageVersion();
 }
 
 /** What was tested, from the resolved profile file (`HAC_PROFILE_SOURCE`: the file the user gave). */
@@ -122,5 +121,6 @@ export default class RequirementsReporter implements Reporter {
     const unknown = [...testsById.keys()].filter((id) => !known.has(id));
     if (unknown.length > 0) results.unknownIds = unknown.sort();
     writeResults(this.options.outDir, results);
+    writeReportFiles(this.options.outDir, results, this.options.catalogue);
   }
 }

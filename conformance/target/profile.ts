@@ -3,7 +3,7 @@
  * validation against spec/schemas/target-profile.schema.json. The CLI and the suite both use this.
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from '../../spec/package-files.ts';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 
@@ -62,7 +62,7 @@ export class ProfileError extends Error {
   override readonly name = 'ProfileError';
 }
 
-export const profileSchemaPath = fileURLToPath(new URL('../../spec/schemas/target-profile.schema.json', import.meta.url));
+export const profileSchemaPath = packagePath('spec', 'schemas', 'target-profile.schema.json');
 
 let validator: ValidateFunction | undefined;
 
@@ -120,4 +120,4 @@ export function loadProfile(path: string): TargetProfile {
 }
 
 /** The reference server's profile, fixtures/profiles/reference.json. */
-export const referenceProfilePath = fileURLToPath(new URL('../../fixtures/profiles/reference.json', import.meta.url));
+export const referenceProfilePath = packagePath('fixtures', 'profiles', 'reference.json');
