@@ -10,10 +10,16 @@ import { loadProfile } from './target/profile.ts';
 import type { TargetProfile } from './target/profile.ts';
 import { Target } from './support/target.ts';
 import { tcpAnswers } from './support/tcp.ts';
+import { clearExchanges, evidenceAttachment } from './support/exchange-log.ts';
 
 export { expect } from '@playwright/test';
 
 export type MultiTarget = { profile: TargetProfile; skip?: undefined } | { profile?: undefined; skip: string };
+
+interface TestFixtures {
+  /** Automatic: a failing test attaches the request that shows the failure and its response (report.html shows it). */
+  evidence: void;
+}
 
 interface WorkerFixtures {
   profile: TargetProfile;
@@ -28,7 +34,18 @@ export function propertyRuns(profile: TargetProfile): number {
   return profile.runs?.properties ?? 25;
 }
 
-export const test = base.extend<object, WorkerFixtures>({
+export const test = base.extend<TestFixtures, WorkerFixtures>({
+  evidence: [
+    // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture arguments from the pattern
+    async ({}, use, testInfo) => {
+      clearExchanges();
+      await use();
+      const failed = testInfo.status !== testInfo.expectedStatus && testInfo.status !== 'skipped';
+      const attachment = failed ? evidenceAttachment(testInfo.errors.map((error) => error.message ?? error.value ?? '').join('\n')) : undefined;
+      if (attachment) await testInfo.attach(attachment.name, { body: attachment.body, contentType: attachment.contentType });
+    },
+    { auto: true },
+  ],
   profile: [
     // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture arguments from the pattern
     async ({}, use) => {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { packageVersion } from '../../spec/package-files.ts';
 import { summarize, writeResults } from '../report/results.ts';
 import type { RunResults } from '../report/results.ts';
+import { writeReportFiles } from '../report/report-files.ts';
 import type { EmbeddedTarget } from '../target/embedded.ts';
 import { formatSummary } from '../report/summary-table.ts';
 import { grepPattern, parseRunOptions, RUN_USAGE, UsageError } from './options.ts';
@@ -97,7 +98,9 @@ export async function runCommand(args: string[]): Promise<number> {
   rmSync(resultsFile, { force: true });
   const fail = (message: string, target: Record<string, unknown> = {}): number => {
     console.error(`http-api-conformance run: ${message}`);
-    writeResults(options.out, notRun(options, target, [message], started));
+    const results = notRun(options, target, [message], started);
+    writeResults(options.out, results);
+    writeReportFiles(options.out, results);
     console.error(`results: ${resultsFile} (incomplete, exit 2)`);
     return 2;
   };
@@ -161,13 +164,16 @@ export async function runCommand(args: string[]): Promise<number> {
     const results = readResults(resultsFile);
     if (!results) {
       console.error('http-api-conformance run: the suite wrote no results.json: the run did not finish');
-      writeResults(options.out, { ...notRun(options, target, ['the suite wrote no results'], started), exitCode: 1 });
+      const unfinished: RunResults = { ...notRun(options, target, ['the suite wrote no results'], started), exitCode: 1 };
+      writeResults(options.out, unfinished);
+      writeReportFiles(options.out, unfinished);
       return 1;
     }
     console.log(`\n${formatSummary(results)}\n`);
     const verdict = results.exitCode === 0 ? 'PASS' : results.complete ? 'FAIL' : 'FAIL (incomplete run)';
     console.log(`${verdict}: ${results.summary.passed} passed, ${results.summary.failed} failed, ${results.summary.warning} warning, ${results.summary.skipped} skipped`);
     console.log(`results: ${resultsFile}`);
+    console.log(`report: ${join(options.out, 'report.html')} (badge: ${join(options.out, 'badge.svg')})`);
     console.log(`duration: suite ${seconds(suiteMs)}, total ${seconds(Date.now() - started.getTime())}`);
     return results.exitCode;
   } finally {

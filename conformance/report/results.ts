@@ -5,6 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Exchange } from './exchange.ts';
 
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
 
@@ -25,6 +26,8 @@ export interface TestRecord {
   error?: string;
   /** Skip reason, when skipped. */
   reason?: string;
+  /** When failed: the request that shows the failure (as a curl line) and the response it received. */
+  exchange?: Exchange;
 }
 
 export interface RequirementResult {

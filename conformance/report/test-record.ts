@@ -5,6 +5,8 @@
 import { relative } from 'node:path';
 import type { TestCase, TestResult } from '@playwright/test/reporter';
 import { REQUIREMENT_ID } from './catalogue-view.ts';
+import { EXCHANGE_ATTACHMENT } from './exchange.ts';
+import type { Exchange } from './exchange.ts';
 import type { TestRecord } from './results.ts';
 
 /**
@@ -42,7 +44,19 @@ export function errorSummary(result: Pick<TestResult, 'errors'>): string | undef
   const text = first?.message ?? first?.value;
   if (!text) return undefined;
   const plain = stripAnsi(text);
-  return plain.split('\n').filter((l) => l.trim() !== '').slice(0, 4).join('\n');
+  // Enough lines for an expect() diff to name what differed, not only its counts.
+  return plain.split('\n').filter((l) => l.trim() !== '').slice(0, 12).join('\n');
+}
+
+/** The evidence a failing test attached (conformance/support/exchange-log.ts), when any. */
+export function exchangeOf(result: Pick<TestResult, 'attachments'>): Exchange | undefined {
+  const attachment = result.attachments.find((a) => a.name === EXCHANGE_ATTACHMENT && a.body !== undefined);
+  if (!attachment?.body) return undefined;
+  try {
+    return JSON.parse(attachment.body.toString('utf8')) as Exchange;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -66,6 +80,8 @@ export function recordOf(test: TestCase, rootDir: string): TestRecord | undefine
   } else if (record.status !== 'passed') {
     const error = errorSummary(result);
     if (error) record.error = error;
+    const exchange = exchangeOf(result);
+    if (exchange) record.exchange = exchange;
   }
   return record;
 }
