@@ -81,14 +81,14 @@ export function createApp({ config, stores, tokens, logError, wrapApp }: AppOpti
   at('outermost');
   app.use(errorHandler(config.storeUnavailableRetryAfterSeconds));
   at('afterErrors');
-  app.use(rateLimit(config, tokens, stores.rateLimits));
+  app.use(rateLimit(config, tokens, stores));
   app.use(routeCheck());
   at('afterRoute');
   app.use(authenticate());
   at('afterAuth');
   app.use(parseBody(config.bodyLimitBytes));
   at('afterBody');
-  app.use(idempotency(config, stores.idempotency));
+  app.use(idempotency(config, stores));
   at('afterIdempotency');
   if (config.faultInjection) app.use(faultInjection());
   at('beforeHandlers');

@@ -22,7 +22,7 @@ export interface PlanConfig {
 
 export type StoreConfig =
   | { kind: 'memory' }
-  | { kind: 'redis'; url: string; keyPrefix?: string; commandTimeoutMs?: number };
+  | { kind: 'redis'; url: string; keyPrefix?: string; commandTimeoutMs?: number; /** Redis Cluster seed nodes, `host:port` (url unused). */ cluster?: string[] };
 
 export interface Config {
   host: string;
@@ -146,6 +146,8 @@ export interface ConfigOverrides {
   configFile?: string;
 }
 
+  /** Redis Cluster seed nodes (`serve --redis-cluster host:port,host:port`). */
+  redisCluster?: string[];
 type Env = Record<string, string | undefined>;
 
 /**
@@ -198,6 +200,7 @@ function fromEnv(env: Env): Record<string, unknown> {
   const timeout = number('HAC_REDIS_COMMAND_TIMEOUT_MS');
   if (timeout !== undefined) store.commandTimeoutMs = timeout;
   if (Object.keys(store).length > 0) out.store = store;
+  if (env.HAC_REDIS_CLUSTER) store.cluster = env.HAC_REDIS_CLUSTER.split(',').map((node) => node.trim());
   set('bodyLimitBytes', number('HAC_BODY_LIMIT_BYTES'));
   if (env.HAC_RATE_LIMIT_ALGORITHM) out.rateLimit = { algorithm: env.HAC_RATE_LIMIT_ALGORITHM };
   const idempotency: Record<string, unknown> = {};
@@ -222,3 +225,4 @@ function fromOverrides(overrides: ConfigOverrides): Record<string, unknown> {
   if (Object.keys(store).length > 0) out.store = store;
   return out;
 }
+  if (overrides.redisCluster !== undefined) store.cluster = overrides.redisCluster;

@@ -5,7 +5,7 @@
 import type { ParameterizedContext } from 'koa';
 import type { Config } from './config.ts';
 import type { RouteMatch, Permission } from './route-table.ts';
-import type { Stores } from './stores/types.ts';
+import type { RateLimitPolicy, ResourceKind, StoredResource, Stores } from './stores/types.ts';
 import type { TokenRegistry } from './tokens.ts';
 
 /** The caller behind a known bearer token (D-AUTH). */
@@ -35,6 +35,15 @@ export interface AppState {
    * created by the request carry it, so a retry whose result was never recorded finds them.
    */
   idempotencyMarker?: string;
+  /** The resource the route reads, fetched with the rate-limit token (middleware/rate-limit.ts). */
+  readAlong?: { kind: ResourceKind; id: number; resource: StoredResource | undefined };
+  /**
+   * A keyed POST's rate-limit token, taken with its Idempotency-Key claim (middleware/idempotency.ts)
+   * or, when no claim is made, after the request (middleware/rate-limit.ts); `taken` once it is.
+   */
+  deferredTake?: { key: string; policy: RateLimitPolicy; taken: boolean };
+  /** The claimed Idempotency-Key; `completed` once a route recorded the result with its work. */
+  idempotency?: { key: string; fingerprint: string; ttlSeconds: number; completed: boolean };
 }
 
 export type AppContext = ParameterizedContext<AppState>;

@@ -3,6 +3,8 @@
  * each path allows, who may call them, and whether they read a body. The router dispatches; this
  * table decides 404, 405 + Allow and OPTIONS before it.
  */
+import type { ResourceKind } from './stores/types.ts';
+
 export type Permission =
   | 'users:write'
   | 'orders:read'
@@ -29,6 +31,8 @@ export type BodyKind = 'json' | 'empty';
 interface MethodSpec {
   access: Access;
   body?: BodyKind;
+  /** The kind whose `{id}` item the GET handler reads: fetched with the rate-limit token (one round trip). */
+  reads?: ResourceKind;
 }
 
 export interface RouteSpec {
@@ -38,28 +42,29 @@ export interface RouteSpec {
 }
 
 const read = (access: Access): MethodSpec => ({ access });
+const readItem = (access: Access, reads: ResourceKind): MethodSpec => ({ access, reads });
 const write = (access: Access, body: BodyKind = 'json'): MethodSpec => ({ access, body });
 
 export const ROUTES: readonly RouteSpec[] = [
   { pattern: '/users', methods: { GET: read('public'), POST: write('users:write') } },
   {
     pattern: '/users/{id}',
-    methods: { GET: read('public'), PUT: write('users:write'), DELETE: read('users:write') },
+    methods: { GET: readItem('public', 'users'), PUT: write('users:write'), DELETE: read('users:write') },
   },
   { pattern: '/users/{id}/orders', methods: { GET: read('orders:read') } },
   { pattern: '/account', methods: { GET: read('authenticated') } },
   { pattern: '/orders', methods: { GET: read('orders:read'), POST: write('orders:write') } },
-  { pattern: '/orders/{id}', methods: { GET: read('orders:read') } },
+  { pattern: '/orders/{id}', methods: { GET: readItem('orders:read', 'orders') } },
   { pattern: '/orders/{id}/cancel', methods: { POST: write('orders:write', 'empty') } },
   { pattern: '/orders/{id}/payment', methods: { POST: write('payments:write', 'empty') } },
   { pattern: '/payments', methods: { GET: read('payments:read'), POST: write('payments:write') } },
-  { pattern: '/payments/{id}', methods: { GET: read('payments:read') } },
+  { pattern: '/payments/{id}', methods: { GET: readItem('payments:read', 'payments') } },
   { pattern: '/transfers', methods: { GET: read('payments:read') } },
-  { pattern: '/transfers/{id}', methods: { GET: read('payments:read') } },
+  { pattern: '/transfers/{id}', methods: { GET: readItem('payments:read', 'transfers') } },
   { pattern: '/authors', methods: { GET: read('public'), POST: write('posts:write') } },
-  { pattern: '/authors/{id}', methods: { GET: read('public'), DELETE: read('posts:write') } },
+  { pattern: '/authors/{id}', methods: { GET: readItem('public', 'authors'), DELETE: read('posts:write') } },
   { pattern: '/posts', methods: { GET: read('public'), POST: write('posts:write') } },
-  { pattern: '/posts/{id}', methods: { GET: read('public'), DELETE: read('posts:write') } },
+  { pattern: '/posts/{id}', methods: { GET: readItem('public', 'posts'), DELETE: read('posts:write') } },
   { pattern: '/posts/{id}/comments', methods: { GET: read('public'), POST: write('posts:write') } },
   {
     pattern: '/posts/{id}/comments/{commentId}',

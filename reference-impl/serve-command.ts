@@ -13,6 +13,8 @@ options:
   --host HOST       interface to listen on (default 127.0.0.1)
   --store KIND      memory (default) or redis
   --redis-url URL   Redis URL (default redis://127.0.0.1:6379 when --store redis)
+  --redis-cluster HOST:PORT,HOST:PORT
+                    seed nodes of a Redis Cluster instead of one Redis (implies --store redis)
   --config FILE     JSON configuration file (see reference-impl/config.schema.json)
   -h, --help        print this message
 
@@ -31,6 +33,7 @@ export async function serveCommand(args: string[]): Promise<number> {
         host: { type: 'string' },
         store: { type: 'string' },
         'redis-url': { type: 'string' },
+        'redis-cluster': { type: 'string' },
         config: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -60,6 +63,15 @@ export async function serveCommand(args: string[]): Promise<number> {
     overrides.store = values.store;
   }
   if (typeof values['redis-url'] === 'string') overrides.redisUrl = values['redis-url'];
+  if (typeof values['redis-cluster'] === 'string') {
+    const nodes = values['redis-cluster'].split(',').map((node) => node.trim());
+    if (overrides.store === 'memory' || nodes.some((node) => !/^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):\d{1,5}$/.test(node))) {
+      console.error(`serve: --redis-cluster takes host:port,host:port (with --store redis), got "${values['redis-cluster']}"`);
+      return 2;
+    }
+    overrides.store = 'redis';
+    overrides.redisCluster = nodes;
+  }
   if (typeof values.config === 'string') overrides.configFile = values.config;
 
   let server: Awaited<ReturnType<typeof startServer>>;

@@ -2,14 +2,18 @@
  * Idempotency-Key on every POST (spec/decisions.md D-IDEMPOTENCY,
  * draft-ietf-httpapi-idempotency-key-header): the key is claimed atomically before the work,
  * the result (status < 500) is stored and replayed, a different payload is 422, a request still
- * running is 409.
+ * running is 409. The claim goes to the store together with the request's rate-limit token (one
+ * round trip, stores/combined.ts); a route that creates may record the result with its work
+ * (`ctx.state.idempotency.completed`), else it is recorded here after the route.
  */
 import { hash } from 'node:crypto';
 import type { Next } from 'koa';
 import type { Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { HttpProblem, renderProblem, toHttpProblem } from '../problem.ts';
-import type { IdempotencyStore, StoredResponse } from '../stores/types.ts';
+import { takeAndClaim } from '../stores/combined.ts';
+import type { IdempotencyClaim, StoredResponse, Stores } from '../stores/types.ts';
+import { admit } from './rate-limit.ts';
 
 const KEY_SYNTAX = /^[\x21-\x7e]{1,255}$/;
 
@@ -37,7 +41,8 @@ function replay(ctx: AppContext, stored: StoredResponse): void {
 }
 
 /** The idempotency middleware; runs after authentication and body parsing. */
-export function idempotency(config: Config, store: IdempotencyStore) {
+export function idempotency(config: Config, stores: Stores) {
+  const store = stores.idempotency;
   const { ttlSeconds, lockSeconds } = config.idempotency;
   return function idempotencyMiddleware(ctx: AppContext, next: Next): Promise<void> {
     const header = ctx.headers['idempotency-key'];
@@ -57,7 +62,16 @@ export function idempotency(config: Config, store: IdempotencyStore) {
     const caller = identity.kind === 'token' ? identity.principal.callerKey : `ip:${ctx.ip}`;
     const key = `${caller}:${header}`;
     const fingerprint = fingerprintOf(ctx.method, ctx.path, ctx.state.rawBody ?? Buffer.alloc(0));
-    const claim = await store.claim(key, fingerprint, lockSeconds);
+    let claim: IdempotencyClaim;
+    const pending = ctx.state.deferredTake;
+    if (pending !== undefined && !pending.taken) {
+      pending.taken = true;
+      const taken = await takeAndClaim(stores, pending.key, pending.policy, { key, fingerprint, lockSeconds });
+      if (!(await admit(ctx, taken.decision)) || taken.claim === undefined) return;
+      claim = taken.claim;
+    } else {
+      claim = await store.claim(key, fingerprint, lockSeconds);
+    }
     if (claim.state === 'completed') return replay(ctx, claim.response);
     if (claim.state === 'mismatch') {
       throw new HttpProblem(422, {
@@ -75,13 +89,15 @@ export function idempotency(config: Config, store: IdempotencyStore) {
       });
     }
     ctx.state.idempotencyMarker = `${key} ${fingerprint}`;
+    const held = { key, fingerprint, ttlSeconds, completed: false };
+    ctx.state.idempotency = held;
     try {
       await next();
     } catch (error) {
       const problem = toHttpProblem(error, config.storeUnavailableRetryAfterSeconds);
       if (problem.status >= 500) {
-        await store.release(key, fingerprint).catch(() => undefined);
-      } else {
+        if (!held.completed) await store.release(key, fingerprint).catch(() => undefined);
+      } else if (!held.completed) {
         const rendered = renderProblem(problem, ctx.path);
         const response: StoredResponse = {
           status: rendered.status,
@@ -92,6 +108,7 @@ export function idempotency(config: Config, store: IdempotencyStore) {
       }
       throw error;
     }
+    if (held.completed) return;
     if (ctx.status >= 500) {
       await store.release(key, fingerprint).catch(() => undefined);
       return;

@@ -1,7 +1,10 @@
 /**
  * Rate limiting of every request (spec/decisions.md D-RATE-LIMIT): one bucket per caller (the
  * known token, else the client address) with the caller's plan; RateLimit-* headers on every
- * response, 429 `rate-limited` with Retry-After when the bucket is empty.
+ * response, 429 `rate-limited` with Retry-After when the bucket is empty. Every request takes its
+ * one token before any work, in as few store round trips as possible (stores/combined.ts): with
+ * the resource a GET reads (route-table `reads`), or, for a keyed POST, with its Idempotency-Key
+ * claim (middleware/idempotency.ts).
  */
 import type { Next } from 'koa';
 import type { Config } from '../config.ts';
@@ -9,7 +12,9 @@ import type { AppContext, Identity } from '../context.ts';
 import type { ProblemSpec } from '../problem.ts';
 import { respondWithProblem } from './errors.ts';
 import { duplicatedSingleton } from './head.ts';
-import type { RateLimitDecision, RateLimitPolicy, RateLimitStore } from '../stores/types.ts';
+import { matchRoute } from '../route-table.ts';
+import { takeAndGet } from '../stores/combined.ts';
+import type { RateLimitDecision, RateLimitPolicy, Stores } from '../stores/types.ts';
 import type { TokenRegistry } from '../tokens.ts';
 
 /** The bucket key and policy of a caller: `token:<sha256>` for a known token, else `ip:<address>`. */
@@ -51,26 +56,71 @@ export function rateLimitedProblem(decision: RateLimitDecision): ProblemSpec {
   };
 }
 
-/** Identifies the caller (`ctx.state.identity`) and takes one token before anything else runs. */
-export function rateLimit(config: Config, tokens: TokenRegistry, store: RateLimitStore) {
+/**
+ * Applies a decision: the RateLimit-* headers, then, when rejected, the 429 problem (answered here,
+ * without an Error, a throw and a catch: rejections must be cheap); a leaky bucket's queue delay.
+ * Resolves true when the request may go on.
+ */
+export async function admit(ctx: AppContext, decision: RateLimitDecision): Promise<boolean> {
+  const res = ctx.res;
+  if (!res.headersSent) {
+    res.setHeader('RateLimit-Limit', String(decision.limit));
+    res.setHeader('RateLimit-Remaining', String(decision.remaining));
+    res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
+  }
+  if (!decision.allowed) {
+    respondWithProblem(ctx, rateLimitedProblem(decision));
+    return false;
+  }
+  if (decision.delayMs !== undefined && decision.delayMs > 0) {
+    await new Promise((resolve) => setTimeout(resolve, decision.delayMs));
+  }
+  return true;
+}
+
+/** Identifies the caller (`ctx.state.identity`) and takes one token before any work runs. */
+export function rateLimit(config: Config, tokens: TokenRegistry, stores: Stores) {
   return async function rateLimitMiddleware(ctx: AppContext, next: Next): Promise<void> {
     const authorization = ctx.req.headers.authorization;
     ctx.state.identity =
       authorization !== undefined && duplicatedSingleton(ctx.req) === 'authorization' ? { kind: 'invalid' } : tokens.identify(authorization);
     const address = ctx.state.identity.kind === 'token' ? '' : ctx.ip || ctx.req.socket.remoteAddress || 'unknown';
     const { key, policy } = bucketFor(ctx.state.identity, address, config);
-    const decision = await store.take(key, policy);
-    const res = ctx.res;
-    if (!res.headersSent) {
-      res.setHeader('RateLimit-Limit', String(decision.limit));
-      res.setHeader('RateLimit-Remaining', String(decision.remaining));
-      res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
+    if (ctx.method === 'POST' && ctx.req.headers['idempotency-key'] !== undefined) return deferred(ctx, next, key, policy);
+    const match = ctx.method === 'GET' || ctx.method === 'HEAD' ? matchRoute(ctx.path, ctx.method) : undefined;
+    const reads = match?.method?.reads;
+    const id = reads === undefined ? NaN : Number(match?.params.id);
+    if (match === undefined || reads === undefined || !Number.isSafeInteger(id)) {
+      if (!(await admit(ctx, await stores.rateLimits.take(key, policy)))) return;
+      return next();
     }
-    // A rejection is answered here, without an Error, a throw and a catch: rejections must be cheap (bench/README.md).
-    if (!decision.allowed) return respondWithProblem(ctx, rateLimitedProblem(decision));
-    if (decision.delayMs !== undefined && decision.delayMs > 0) {
-      await new Promise((resolve) => setTimeout(resolve, decision.delayMs));
-    }
+    ctx.state.route = match;
+    const { decision, resource } = await takeAndGet(stores, key, policy, { kind: reads, id });
+    ctx.state.readAlong = { kind: reads, id, resource };
+    if (!(await admit(ctx, decision))) return;
     return next();
   };
+
+  /**
+   * A keyed POST: the idempotency middleware takes the token together with the claim. When the
+   * request ends before that (404, 401, 400, …: nothing was done), the token is taken now and a
+   * rejection replaces the answer with the 429 that rate limiting first would have given.
+   */
+  async function deferred(ctx: AppContext, next: Next, key: string, policy: RateLimitPolicy): Promise<void> {
+    const pending = { key, policy, taken: false };
+    ctx.state.deferredTake = pending;
+    try {
+      await next();
+    } catch (error) {
+      if (!pending.taken) {
+        pending.taken = true;
+        if (!(await admit(ctx, await stores.rateLimits.take(key, policy)))) return;
+      }
+      throw error;
+    }
+    if (!pending.taken) {
+      pending.taken = true;
+      await admit(ctx, await stores.rateLimits.take(key, policy));
+    }
+  }
 }

@@ -16,7 +16,8 @@ import { checkHead } from './head.ts';
 export function routeCheck() {
   return function routeMiddleware(ctx: AppContext, next: Next): Promise<void> {
     checkHead(ctx);
-    const match = matchRoute(ctx.path, ctx.method);
+    // The rate-limit middleware may have matched the route already (to read along with the token).
+    const match = ctx.state.route ?? matchRoute(ctx.path, ctx.method);
     if (!match) throw notFound();
     ctx.state.route = match;
     if (ctx.method === 'OPTIONS') {

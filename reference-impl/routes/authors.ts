@@ -26,7 +26,7 @@ export function authorsRoutes({ stores }: Deps): RouteSet {
   });
 
   router.get('/authors/{id}', async (ctx) => {
-    ctx.body = authorRepresentation(await getOr404(resources, 'authors', idParam(ctx)));
+    ctx.body = authorRepresentation(await getOr404(resources, 'authors', idParam(ctx), ctx));
   });
 
   router.post('/authors', async (ctx) => {

@@ -6,7 +6,7 @@ import { validationErrors } from '../../spec/schemas.ts';
 import type { AppContext } from '../context.ts';
 import { type FieldError, notFound, validationProblem } from '../problem.ts';
 import { CREATED_BY } from '../stores/types.ts';
-import type { ResourceKind, ResourceStore, StoredResource } from '../stores/types.ts';
+import type { ResourceKind, ResourceStore, StoredResource, StoredResponse } from '../stores/types.ts';
 
 export type RequestSchema =
   | 'user-request'
@@ -41,9 +41,15 @@ export function idParam(ctx: AppContext, name = 'id'): number {
   return value;
 }
 
-/** The resource or 404. */
-export async function getOr404(store: ResourceStore, kind: ResourceKind, id: number): Promise<StoredResource> {
-  const found = await store.get(kind, id);
+/** The resource: the one read with the rate-limit token when it is this one (route-table `reads`), else from the store. */
+function read(store: ResourceStore, kind: ResourceKind, id: number, ctx?: AppContext): Promise<StoredResource | undefined> | StoredResource | undefined {
+  const along = ctx?.state.readAlong;
+  return along !== undefined && along.kind === kind && along.id === id ? along.resource : store.get(kind, id);
+}
+
+/** The resource or 404 (`ctx`: use the resource read with the rate-limit token). */
+export async function getOr404(store: ResourceStore, kind: ResourceKind, id: number, ctx?: AppContext): Promise<StoredResource> {
+  const found = await read(store, kind, id, ctx);
   if (!found) throw notFound();
   return found;
 }
@@ -54,8 +60,9 @@ export async function getOwnedOr404(
   kind: ResourceKind,
   id: number,
   userId: number,
+  ctx?: AppContext,
 ): Promise<StoredResource> {
-  const found = await store.get(kind, id);
+  const found = await read(store, kind, id, ctx);
   if (!found || found.userId !== userId) throw notFound();
   return found;
 }
@@ -63,6 +70,11 @@ export async function getOwnedOr404(
 /** The current time as an RFC 3339 UTC timestamp. */
 export function now(): string {
   return new Date().toISOString();
+}
+
+/** The stored form of the 201 `created` answers, for a route that records its idempotent result with its work. */
+export function createdResponse(location: string, body: unknown): StoredResponse {
+  return { status: 201, headers: { 'content-type': 'application/json; charset=utf-8', location }, body };
 }
 
 /** Answers 201 with `body` and `Location: location` (D-SUCCESS-STATUS). */

@@ -96,7 +96,7 @@ export function ordersRoutes({ stores }: Deps): RouteSet {
   });
 
   router.get('/orders/{id}', async (ctx) => {
-    ctx.body = orderRepresentation(await getOwnedOr404(resources, 'orders', idParam(ctx), principalOf(ctx).userId));
+    ctx.body = orderRepresentation(await getOwnedOr404(resources, 'orders', idParam(ctx), principalOf(ctx).userId, ctx));
   });
 
   router.post('/orders/{id}/cancel', async (ctx) => {

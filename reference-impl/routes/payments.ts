@@ -8,7 +8,8 @@ import { principalOf } from '../context.ts';
 import { applyQuery, pageDocument, parseCollectionQuery } from '../query.ts';
 import { paymentRepresentation, transferRepresentation } from '../representations.ts';
 import type { ResourceStore, StoredResource } from '../stores/types.ts';
-import { CREATED_BY, created, createdEarlier, getOwnedOr404, idParam, now, validBody } from './common.ts';
+import { createResources } from '../stores/combined.ts';
+import { CREATED_BY, created, createdResponse, getOwnedOr404, idParam, now, validBody } from './common.ts';
 
 const MONEY_QUERY = { sortable: ['id', 'amount', 'createdAt'], filters: { currency: 'string' } } as const;
 
@@ -29,9 +30,8 @@ export interface NewPayment {
   createdBy?: string;
 }
 
-/** Stores a succeeded payment and its completed transfer in one step (the transfer first, so a payment never links to nothing). */
-export async function createPayment(store: ResourceStore, input: NewPayment): Promise<StoredResource> {
-  const createdAt = now();
+/** The records of a succeeded payment and its completed transfer. */
+function paymentRecords(input: NewPayment, createdAt: string): { payment: StoredResource; transfer: StoredResource } {
   const transfer: StoredResource = {
     id: input.transferId,
     userId: input.userId,
@@ -58,6 +58,12 @@ export async function createPayment(store: ResourceStore, input: NewPayment): Pr
   ]);
   return payment;
 }
+  return { payment, transfer };
+}
+
+/** Stores a succeeded payment and its completed transfer in one step (the transfer first, so a payment never links to nothing). */
+export async function createPayment(store: ResourceStore, input: NewPayment): Promise<StoredResource> {
+  const { payment, transfer } = paymentRecords(input, now());
 
 /** The payments and transfers router. */
 export function paymentsRoutes({ stores }: Deps): RouteSet {
@@ -74,30 +80,48 @@ export function paymentsRoutes({ stores }: Deps): RouteSet {
       ctx.body = pageDocument(ctx.path, query, page.map(represent), total);
     });
     router.get(`/${kind}/{id}`, async (ctx) => {
-      ctx.body = represent(await getOwnedOr404(resources, kind, idParam(ctx), principalOf(ctx).userId));
+      ctx.body = represent(await getOwnedOr404(resources, kind, idParam(ctx), principalOf(ctx).userId, ctx));
     });
   }
 
   router.post('/payments', async (ctx) => {
     const request = validBody<PaymentRequest>(ctx, 'payment-request');
-    // The marker lookup and both id allocations go out together (one round trip to Redis); when an
-    // earlier attempt is found the two ids are left unused, which D-IDS allows (never reused).
-    const [earlier, paymentId, transferId] = await Promise.all([
-      createdEarlier(ctx, resources, 'payments'),
-      resources.nextId('payments'),
-      resources.nextId('transfers'),
-    ]);
-    if (earlier) return created(ctx, `/payments/${earlier.id}`, paymentRepresentation(earlier));
-    const payment = await createPayment(resources, {
-      paymentId,
-      transferId,
-      userId: principalOf(ctx).userId,
-      amount: request.amount,
-      currency: request.currency,
-      ...(request.description === undefined ? {} : { description: request.description }),
-      ...(ctx.state.idempotencyMarker === undefined ? {} : { createdBy: ctx.state.idempotencyMarker }),
+    const marker = ctx.state.idempotencyMarker;
+    const held = ctx.state.idempotency;
+    const createdAt = now();
+    const userId = principalOf(ctx).userId;
+    // The marker check, both ids, both records and the idempotent result in one step (one round
+    // trip to Redis, stores/combined.ts); an earlier attempt of this request that created the
+    // payment without recording its result is answered instead (D-IDEMPOTENCY: exactly one result).
+    const outcome = await createResources(stores, {
+      kinds: ['payments', 'transfers'],
+      ...(marker === undefined ? {} : { marker: { kind: 'payments', value: marker } }),
+      build([paymentId = 0, transferId = 0]) {
+        const { payment, transfer } = paymentRecords(
+          {
+            paymentId,
+            transferId,
+            userId,
+            amount: request.amount,
+            currency: request.currency,
+            ...(request.description === undefined ? {} : { description: request.description }),
+            ...(marker === undefined ? {} : { createdBy: marker }),
+          },
+          createdAt,
+        );
+        return {
+          entries: [
+            ['transfers', transfer],
+            ['payments', payment],
+          ],
+          response: createdResponse(`/payments/${paymentId}`, paymentRepresentation(payment)),
+        };
+      },
+      ...(held === undefined ? {} : { complete: { key: held.key, fingerprint: held.fingerprint, ttlSeconds: held.ttlSeconds } }),
     });
-    created(ctx, `/payments/${payment.id}`, paymentRepresentation(payment));
+    if (!outcome.created) return created(ctx, `/payments/${outcome.existing.id}`, paymentRepresentation(outcome.existing));
+    if (held !== undefined) held.completed = true;
+    created(ctx, `/payments/${outcome.ids[0] ?? 0}`, outcome.response.body);
   });
 
   return router;

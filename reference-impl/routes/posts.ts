@@ -43,7 +43,7 @@ export function postsRoutes({ stores }: Deps): RouteSet {
   });
 
   router.get('/posts/{id}', async (ctx) => {
-    ctx.body = postRepresentation(await getOr404(resources, 'posts', idParam(ctx)));
+    ctx.body = postRepresentation(await getOr404(resources, 'posts', idParam(ctx), ctx));
   });
 
   router.post('/posts', async (ctx) => {

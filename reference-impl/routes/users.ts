@@ -68,7 +68,7 @@ export function usersRoutes({ stores, config }: Deps): RouteSet {
   });
 
   router.get('/users/{id}', async (ctx) => {
-    ctx.body = userRepresentation(await getOr404(resources, 'users', idParam(ctx)));
+    ctx.body = userRepresentation(await getOr404(resources, 'users', idParam(ctx), ctx));
   });
 
   router.post('/users', async (ctx) => {

@@ -112,11 +112,73 @@ export interface ResourceStore {
   ): Promise<StoredResource | undefined>;
 }
 
+/** The resource a request reads, fetched together with its rate-limit token. */
+export interface ReadAlong {
+  kind: ResourceKind;
+  id: number;
+}
+
+/** An Idempotency-Key claim made together with the rate-limit token. */
+export interface ClaimAlong {
+  key: string;
+  fingerprint: string;
+  lockSeconds: number;
+}
+
+/** What a creation writes and answers once its ids are known. */
+export interface Built {
+  entries: (readonly [ResourceKind, StoredResource])[];
+  response: StoredResponse;
+}
+
+/** Resources created in one step, with the result of the idempotent request that creates them. */
+export interface Creation {
+  /** One new id per kind, allocated as `nextId` allocates them (ids[i] is of kinds[i]). */
+  kinds: readonly ResourceKind[];
+  /** When a resource of `kind` carries this `CREATED_BY` marker, nothing is created: it is returned. */
+  marker?: { kind: ResourceKind; value: string };
+  /**
+   * The records (written as `putAll` writes them) and the response, from the new ids. Pure, and ids
+   * are only copied into the values (as numbers or inside strings), never computed with: an adapter
+   * may call it with placeholder ids and put the real ids in their place inside the serialised text.
+   */
+  build(ids: readonly number[]): Built;
+  /** The claimed Idempotency-Key to complete with `response` in the same step. */
+  complete?: { key: string; fingerprint: string; ttlSeconds: number };
+}
+
+export type CreationOutcome =
+  | ({ created: true; ids: number[] } & Built)
+  /** An earlier attempt of the same request created it (its result was never recorded). */
+  | { created: false; existing: StoredResource };
+
+/**
+ * One-round-trip forms of the sequences a request runs on several stores. Each gives exactly the
+ * result of the sub-store calls it names, run in that order; only the number of round trips
+ * differs. Callers go through `stores/combined.ts`, which uses them only while the sub-stores in
+ * `covers` are still the ones of the `Stores` object (a decorated sub-store, as in the broken
+ * variants, gets the plain sequence, so nothing bypasses a decorator).
+ */
+export interface CombinedOperations {
+  covers: { rateLimits: RateLimitStore; idempotency: IdempotencyStore; resources: ResourceStore };
+  /** `rateLimits.take(key, policy)`, then `resources.get(read.kind, read.id)` when admitted. */
+  takeAndGet(key: string, policy: RateLimitPolicy, read: ReadAlong): Promise<{ decision: RateLimitDecision; resource?: StoredResource }>;
+  /** `rateLimits.take(key, policy)`, then `idempotency.claim(…)` when admitted. */
+  takeAndClaim(key: string, policy: RateLimitPolicy, claim: ClaimAlong): Promise<{ decision: RateLimitDecision; claim?: IdempotencyClaim }>;
+  /**
+   * `resources.findCreatedBy(marker)`; when absent: `nextId` per kind, `putAll(build(ids).entries)`
+   * and `idempotency.complete(…, build(ids).response, …)`, atomically where the adapter can.
+   */
+  create(creation: Creation): Promise<CreationOutcome>;
+}
+
 /** All stores of one server; the same object may back several app instances. */
 export interface Stores {
   rateLimits: RateLimitStore;
   idempotency: IdempotencyStore;
   resources: ResourceStore;
+  /** Optional fewer-round-trip forms of multi-store sequences (the Redis adapter has them). */
+  combined?: CombinedOperations;
   /** Resolves when the backing store answers; rejects with StoreUnavailableError otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

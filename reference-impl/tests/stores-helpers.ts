@@ -7,7 +7,7 @@ const REDIS_URL = sharedRedisUrl();
 
 /** One adapter under the contract: how to open instances that share one backing store. */
 export interface AdapterUnderTest {
-  name: 'memory' | 'redis';
+  name: 'memory' | 'redis' | 'redis-cluster';
   /** Opens a backing store and returns a factory of instances on it (memory: the same object). */
   open(): { instance(): Stores; cleanup(): Promise<void> };
 }

@@ -93,19 +93,20 @@ test.describe('Redis adapter specifics', () => {
       await stores.idempotency.claim('alice:key', 'fp', 30);
       await stores.resources.put('users', { id: await stores.resources.nextId('users') });
       const keys = (await admin.keys(`${keyPrefix}*`)).map((k) => k.slice(keyPrefix.length)).sort();
-      expect(keys).toEqual(['idem:alice:key', 'idx:users', 'res:users:1', 'rl:lb:caller', 'rl:tb:caller', 'seq:users']);
+      // Hash tags: a caller's bucket and records share one, every resource key shares `{res}` (keys.ts).
+      expect(keys).toEqual(['idem:{alice:key}', 'rl:lb:{caller}', 'rl:tb:{caller}', '{res}:idx:users', '{res}:item:users:1', '{res}:seq:users']);
       // One token missing at 2/s: full again after 500 ms, plus the 1 s margin.
-      const bucketTtl = await admin.pttl(`${keyPrefix}rl:tb:caller`);
+      const bucketTtl = await admin.pttl(`${keyPrefix}rl:tb:{caller}`);
       expect(bucketTtl).toBeGreaterThan(0);
       expect(bucketTtl).toBeLessThanOrEqual(1_500);
-      const queueTtl = await admin.pttl(`${keyPrefix}rl:lb:caller`);
+      const queueTtl = await admin.pttl(`${keyPrefix}rl:lb:{caller}`);
       expect(queueTtl).toBeGreaterThan(0);
       expect(queueTtl).toBeLessThanOrEqual(1_500);
-      const lockTtl = await admin.pttl(`${keyPrefix}idem:alice:key`);
+      const lockTtl = await admin.pttl(`${keyPrefix}idem:{alice:key}`);
       expect(lockTtl).toBeGreaterThan(20_000);
       expect(lockTtl).toBeLessThanOrEqual(30_000);
-      expect(await admin.pttl(`${keyPrefix}res:users:1`)).toBe(-1);
-      expect(JSON.parse((await admin.get(`${keyPrefix}idem:alice:key`))!)).toEqual({ state: 'in-flight', fingerprint: 'fp' });
+      expect(await admin.pttl(`${keyPrefix}{res}:item:users:1`)).toBe(-1);
+      expect(JSON.parse((await admin.get(`${keyPrefix}idem:{alice:key}`))!)).toEqual({ state: 'in-flight', fingerprint: 'fp' });
     } finally {
       admin.disconnect();
       await stores.close();
@@ -121,7 +122,7 @@ test.describe('Redis adapter specifics', () => {
       const [before] = await admin.time();
       await stores.rateLimits.take('clock', { algorithm: 'token-bucket', capacity: 3, refillPerSecond: 1 });
       const [after] = await admin.time();
-      const stamped = Number(await admin.hget(`${keyPrefix}rl:tb:clock`, 'u'));
+      const stamped = Number(await admin.hget(`${keyPrefix}rl:tb:{clock}`, 'u'));
       expect(stamped).toBeGreaterThanOrEqual(Number(before) * 1000);
       expect(stamped).toBeLessThanOrEqual((Number(after) + 1) * 1000);
     } finally {

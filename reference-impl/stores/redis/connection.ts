@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { StoreUnavailableError } from '../types.ts';
 
 /** How to reach Redis and how long to wait for it (D-STORE-DOWN: default 1 s). */
 export interface RedisConnectionOptions {
   url: string;
+  /** Seed nodes of a Redis Cluster (`host:port`); when given, `url` is ignored. */
+  cluster?: readonly string[];
   commandTimeoutMs?: number;
   connectTimeoutMs?: number;
 }
@@ -21,13 +23,24 @@ export function lua(source: string): LuaScript {
 }
 
 /** One fail-fast Redis connection; every command goes through `run` so failures are mapped in one place. */
+export type RedisClient = Redis | Cluster;
+
 export interface RedisConnection {
-  readonly client: Redis;
+  readonly client: RedisClient;
+  /** True on a Redis Cluster: one script or transaction may only touch keys of one hash tag. */
+  readonly clustered: boolean;
   /** Runs Redis commands; an unreachable or slow Redis rejects with StoreUnavailableError. */
-  run<T>(commands: (client: Redis) => Promise<T>): Promise<T>;
+  run<T>(commands: (client: RedisClient) => Promise<T>): Promise<T>;
   /** Runs a Lua script atomically. */
   script(script: LuaScript, keys: string[], args: (string | number)[]): Promise<unknown>;
   close(): Promise<void>;
+}
+
+/** `host:port` (or `[v6]:port`) as an ioredis cluster node. */
+function clusterNode(hostPort: string): { host: string; port: number } {
+  const at = hostPort.lastIndexOf(':');
+  const host = hostPort.slice(0, at).replace(/^\[(.*)\]$/, '$1');
+  return { host, port: Number(hostPort.slice(at + 1)) };
 }
 
 /** Redis error replies that mean "not available right now" rather than a bug. */
@@ -47,14 +60,27 @@ function toStoreError(error: unknown): Error {
  */
 export function connectRedis(options: RedisConnectionOptions): RedisConnection {
   const timeoutMs = options.commandTimeoutMs ?? 1000;
-  const client = new Redis(options.url, {
+  const nodeOptions = {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     commandTimeout: timeoutMs,
     connectTimeout: options.connectTimeoutMs ?? timeoutMs,
     retryStrategy: (attempt: number) => Math.min(50 * attempt, 1000),
-    lazyConnect: false,
-  });
+  };
+  const seeds = options.cluster ?? [];
+  const clustered = seeds.length > 0;
+  const client: RedisClient = clustered
+    ? new Cluster(seeds.map(clusterNode), {
+        enableOfflineQueue: false,
+        redisOptions: nodeOptions,
+        // A lost primary: keep asking the cluster for its slots, and follow a promoted replica.
+        clusterRetryStrategy: (attempt: number) => Math.min(50 * attempt, 1000),
+        slotsRefreshTimeout: timeoutMs,
+        retryDelayOnFailover: 50,
+        retryDelayOnClusterDown: 50,
+        retryDelayOnTryAgain: 50,
+      })
+    : new Redis(options.url, { ...nodeOptions, lazyConnect: false });
   let lastError: Error | undefined;
   let readySignal: { promise: Promise<void>; resolve: () => void } | undefined;
   client.on('error', (error: Error) => {
@@ -92,7 +118,7 @@ export function connectRedis(options: RedisConnectionOptions): RedisConnection {
     return Promise.race([readySignal.promise, timedOut]).finally(() => clearTimeout(timer));
   }
 
-  async function run<T>(commands: (c: Redis) => Promise<T>): Promise<T> {
+  async function run<T>(commands: (c: RedisClient) => Promise<T>): Promise<T> {
     try {
       await whenReady();
       return await commands(client);
@@ -103,6 +129,7 @@ export function connectRedis(options: RedisConnectionOptions): RedisConnection {
 
   return {
     client,
+    clustered,
     run,
     script(script, keys, args) {
       return run(async (c) => {

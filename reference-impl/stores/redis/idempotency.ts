@@ -1,9 +1,10 @@
 import type { IdempotencyClaim, IdempotencyStore, StoredResponse } from '../types.ts';
 import { lua } from './connection.ts';
 import type { RedisConnection } from './connection.ts';
+import type { RedisKeys } from './keys.ts';
 
-/** The JSON kept at `<prefix>idem:<key>`: written whole by one SET, so no half-written record is ever seen. */
-interface IdempotencyRecord {
+/** The JSON kept at the record key (keys.ts): written whole by one SET, so no half-written record is ever seen. */
+export interface IdempotencyRecord {
   state: 'in-flight' | 'completed';
   fingerprint: string;
   response?: StoredResponse;
@@ -18,7 +19,7 @@ return false
 `);
 
 /** KEYS[1]; ARGV = our in-flight record, completed record, ttl ms. Writes only over our claim (or a lapsed one). */
-const COMPLETE = lua(`
+export const COMPLETE = lua(`
 local existing = redis.call('GET', KEYS[1])
 if existing == false or existing == ARGV[1] then
   redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
@@ -33,28 +34,35 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `);
 
-const inFlight = (fingerprint: string): string => JSON.stringify({ state: 'in-flight', fingerprint } satisfies IdempotencyRecord);
-const toMs = (seconds: number): number => Math.max(1, Math.round(seconds * 1000));
+/** The record of a claim in flight (compared whole by COMPLETE and RELEASE). */
+export const inFlight = (fingerprint: string): string => JSON.stringify({ state: 'in-flight', fingerprint } satisfies IdempotencyRecord);
+/** The record of a finished request. */
+export const completedRecord = (fingerprint: string, response: StoredResponse): string =>
+  JSON.stringify({ state: 'completed', fingerprint, response } satisfies IdempotencyRecord);
+export const toMs = (seconds: number): number => Math.max(1, Math.round(seconds * 1000));
+
+/** What an existing record (the claim script's reply) means for a request with `fingerprint`; null or '' means claimed. */
+export function claimOf(existing: unknown, fingerprint: string): IdempotencyClaim {
+  if (existing === null || existing === undefined || existing === '') return { state: 'claimed' };
+  const record = JSON.parse(String(existing)) as IdempotencyRecord;
+  if (record.fingerprint !== fingerprint) return { state: 'mismatch' };
+  if (record.state !== 'completed' || record.response === undefined) return { state: 'in-flight' };
+  return { state: 'completed', response: record.response };
+}
 
 /**
  * Idempotency records in Redis (D-IDEMPOTENCY): a key is claimed atomically before the work runs;
  * the completed record replaces the claim in one SET with the retention TTL; a claim expires after
  * the lock time so a crashed instance never blocks a key forever.
  */
-export function createRedisIdempotency(connection: RedisConnection, keyPrefix: string): IdempotencyStore {
-  const redisKey = (key: string): string => `${keyPrefix}idem:${key}`;
+export function createRedisIdempotency(connection: RedisConnection, keys: RedisKeys): IdempotencyStore {
+  const redisKey = keys.idempotency;
   return {
     async claim(key, fingerprint, lockSeconds) {
-      const existing = await connection.script(CLAIM, [redisKey(key)], [inFlight(fingerprint), toMs(lockSeconds)]);
-      if (existing === null || existing === undefined) return { state: 'claimed' };
-      const record = JSON.parse(String(existing)) as IdempotencyRecord;
-      if (record.fingerprint !== fingerprint) return { state: 'mismatch' };
-      if (record.state !== 'completed' || record.response === undefined) return { state: 'in-flight' };
-      return { state: 'completed', response: record.response } satisfies IdempotencyClaim;
+      return claimOf(await connection.script(CLAIM, [redisKey(key)], [inFlight(fingerprint), toMs(lockSeconds)]), fingerprint);
     },
     async complete(key, fingerprint, response, ttlSeconds) {
-      const record = JSON.stringify({ state: 'completed', fingerprint, response } satisfies IdempotencyRecord);
-      await connection.script(COMPLETE, [redisKey(key)], [inFlight(fingerprint), record, toMs(ttlSeconds)]);
+      await connection.script(COMPLETE, [redisKey(key)], [inFlight(fingerprint), completedRecord(fingerprint, response), toMs(ttlSeconds)]);
     },
     async release(key, fingerprint) {
       await connection.script(RELEASE, [redisKey(key)], [inFlight(fingerprint)]);

@@ -1,12 +1,16 @@
 import type { Stores } from '../types.ts';
+import { createRedisCombined } from './combined.ts';
 import { connectRedis } from './connection.ts';
 import { createRedisIdempotency } from './idempotency.ts';
+import { redisKeys } from './keys.ts';
 import { createRedisRateLimits } from './rate-limits.ts';
 import { createRedisResources } from './resources.ts';
 
 /** Options of the Redis adapter. */
 export interface RedisStoresOptions {
   url: string;
+  /** Seed nodes (`host:port`) of a Redis Cluster; when given, `url` is not used. */
+  cluster?: readonly string[];
   /** Prepended to every key (default `hac:`), so several deployments or tests can share one Redis. */
   keyPrefix?: string;
   /** A command that takes longer fails with StoreUnavailableError (default 1000 ms, D-STORE-DOWN). */
@@ -16,17 +20,21 @@ export interface RedisStoresOptions {
 }
 
 /**
- * The Redis adapter of the store interface (D-RATE-LIMIT shared store, STATELESS-ANY-INSTANCE): several server instances
- * sharing one Redis behave as one server. Every failure to reach Redis in time rejects with
+ * The Redis adapter of the store interface: several server instances sharing one Redis, or one
+ * Redis Cluster, behave as one server. Every failure to reach Redis in time rejects with
  * StoreUnavailableError; the connection keeps retrying in the background.
  */
 export function createRedisStores(options: RedisStoresOptions): Stores {
-  const keyPrefix = options.keyPrefix ?? 'hac:';
+  const keys = redisKeys(options.keyPrefix ?? 'hac:');
   const connection = connectRedis(options);
+  const rateLimits = createRedisRateLimits(connection, keys);
+  const idempotency = createRedisIdempotency(connection, keys);
+  const resources = createRedisResources(connection, keys);
   return {
-    rateLimits: createRedisRateLimits(connection, keyPrefix),
-    idempotency: createRedisIdempotency(connection, keyPrefix),
-    resources: createRedisResources(connection, keyPrefix),
+    rateLimits,
+    idempotency,
+    resources,
+    combined: createRedisCombined(connection, keys, { rateLimits, idempotency, resources }),
     async ping() {
       await connection.run((c) => c.ping());
     },

@@ -26,58 +26,104 @@ end
 local function num(x) return string.format('%.17g', x) end
 `;
 
-/** KEYS[1] = bucket hash {t = tokens, u = updatedAtMs}; ARGV = capacity, refillPerSecond. */
-export const TOKEN_BUCKET = lua(`${COMMON}
-local saved = redis.call('HMGET', KEYS[1], 't', 'u')
-local at = now
-local available = capacity
-local function tokens_at(tokens, updated, t)
-  return math.min(capacity, tokens + (math.max(0, t - updated) * rate) / 1000)
+/** Body of `take()` on KEYS[1] = bucket hash {t = tokens, u = updatedAtMs}. */
+const TOKEN_TAKE = `
+local function take()
+  local saved = redis.call('HMGET', KEYS[1], 't', 'u')
+  local at = now
+  local available = capacity
+  local function tokens_at(tokens, updated, t)
+    return math.min(capacity, tokens + (math.max(0, t - updated) * rate) / 1000)
+  end
+  if saved[1] and saved[2] then
+    local tokens, updated = tonumber(saved[1]), tonumber(saved[2])
+    at = math.max(now, updated)
+    available = tokens_at(tokens, updated, at)
+  end
+  local function reset_seconds(tokens)
+    return whole_seconds((capacity - tokens) / rate, 0, function(s) return tokens + s * rate >= capacity - eps end)
+  end
+  local function save(tokens)
+    redis.call('HSET', KEYS[1], 't', num(tokens), 'u', num(at))
+    redis.call('PEXPIRE', KEYS[1], math.ceil(((capacity - tokens) * 1000) / rate) + 1000)
+  end
+  if available >= 1 - eps then
+    local left = math.max(0, available - 1)
+    save(left)
+    return { 1, whole_units(left), reset_seconds(left), 0, 0 }
+  end
+  save(available)
+  local retry = whole_seconds((1 - available) / rate, 1, function(s)
+    return tokens_at(available, at, at + s * 1000) >= 1 - eps
+  end)
+  return { 0, 0, reset_seconds(available), retry, 0 }
 end
-if saved[1] and saved[2] then
-  local tokens, updated = tonumber(saved[1]), tonumber(saved[2])
-  at = math.max(now, updated)
-  available = tokens_at(tokens, updated, at)
-end
-local function reset_seconds(tokens)
-  return whole_seconds((capacity - tokens) / rate, 0, function(s) return tokens + s * rate >= capacity - eps end)
-end
-local function save(tokens)
-  redis.call('HSET', KEYS[1], 't', num(tokens), 'u', num(at))
-  redis.call('PEXPIRE', KEYS[1], math.ceil(((capacity - tokens) * 1000) / rate) + 1000)
-end
-if available >= 1 - eps then
-  local left = math.max(0, available - 1)
-  save(left)
-  return { 1, whole_units(left), reset_seconds(left), 0, 0 }
-end
-save(available)
-local retry = whole_seconds((1 - available) / rate, 1, function(s)
-  return tokens_at(available, at, at + s * 1000) >= 1 - eps
-end)
-return { 0, 0, reset_seconds(available), retry, 0 }
-`);
+`;
 
-/** KEYS[1] = string holding drainAtMs; ARGV = capacity, refillPerSecond. */
-export const LEAKY_BUCKET = lua(`${COMMON}
-local saved = tonumber(redis.call('GET', KEYS[1]) or '')
-local function queued_at(drain_at, t)
-  return (math.max(0, drain_at - t) * rate) / 1000
+/** Body of `take()` on KEYS[1] = string holding drainAtMs. */
+const LEAKY_TAKE = `
+local function take()
+  local saved = tonumber(redis.call('GET', KEYS[1]) or '')
+  local function queued_at(drain_at, t)
+    return (math.max(0, drain_at - t) * rate) / 1000
+  end
+  local queued = 0
+  if saved then queued = queued_at(saved, now) end
+  local drain_at = math.max(now, saved or now)
+  local function empty_seconds(d)
+    return whole_seconds((d - now) / 1000, 0, function(s) return queued_at(d, now + s * 1000) <= eps end)
+  end
+  if queued <= capacity - 1 + eps then
+    local after_drain = drain_at + 1000 / rate
+    local after = queued_at(after_drain, now)
+    redis.call('SET', KEYS[1], num(after_drain), 'PX', math.ceil(after_drain - now) + 1000)
+    return { 1, whole_units(capacity - after), empty_seconds(after_drain), 0, math.max(0, math.ceil(drain_at - now - eps)) }
+  end
+  local retry = whole_seconds((queued - (capacity - 1)) / rate, 1, function(s)
+    return queued_at(drain_at, now + s * 1000) <= capacity - 1 + eps
+  end)
+  return { 0, 0, empty_seconds(drain_at), retry, 0 }
 end
-local queued = 0
-if saved then queued = queued_at(saved, now) end
-local drain_at = math.max(now, saved or now)
-local function empty_seconds(d)
-  return whole_seconds((d - now) / 1000, 0, function(s) return queued_at(d, now + s * 1000) <= eps end)
+`;
+
+/**
+ * After an admitted take, reads the resource KEYS[2] (a read along with the limiter: one round trip
+ * for a request that passes the limiter and reads a resource). Reply element 6: its JSON, or ''.
+ */
+const THEN_GET = `
+local reply = take()
+if reply[1] == 1 then reply[6] = redis.call('GET', KEYS[2]) or '' end
+return reply
+`;
+
+/**
+ * After an admitted take, claims the idempotency record KEYS[2] as idempotency.ts CLAIM does
+ * (ARGV[3] = in-flight record, ARGV[4] = lock ms). Reply element 6: the existing record, or '' when
+ * this request claimed the key. A rejected request claims nothing.
+ */
+const THEN_CLAIM = `
+local reply = take()
+if reply[1] == 1 then
+  local existing = redis.call('GET', KEYS[2])
+  if existing then
+    reply[6] = existing
+  else
+    redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4])
+    reply[6] = ''
+  end
 end
-if queued <= capacity - 1 + eps then
-  local after_drain = drain_at + 1000 / rate
-  local after = queued_at(after_drain, now)
-  redis.call('SET', KEYS[1], num(after_drain), 'PX', math.ceil(after_drain - now) + 1000)
-  return { 1, whole_units(capacity - after), empty_seconds(after_drain), 0, math.max(0, math.ceil(drain_at - now - eps)) }
-end
-local retry = whole_seconds((queued - (capacity - 1)) / rate, 1, function(s)
-  return queued_at(drain_at, now + s * 1000) <= capacity - 1 + eps
-end)
-return { 0, 0, empty_seconds(drain_at), retry, 0 }
-`);
+return reply
+`;
+
+/** KEYS[1] = bucket hash; ARGV = capacity, refillPerSecond. */
+export const TOKEN_BUCKET = lua(`${COMMON}${TOKEN_TAKE}return take()\n`);
+
+/** KEYS[1] = drain-time string; ARGV = capacity, refillPerSecond. */
+export const LEAKY_BUCKET = lua(`${COMMON}${LEAKY_TAKE}return take()\n`);
+
+/** KEYS = bucket hash, resource; ARGV = capacity, refillPerSecond. Token bucket only: a leaky bucket delays the request, so its read would be stale. */
+export const TOKEN_BUCKET_THEN_GET = lua(`${COMMON}${TOKEN_TAKE}${THEN_GET}`);
+
+/** KEYS = bucket, idempotency record (one hash tag); ARGV = capacity, refillPerSecond, in-flight record, lock ms. */
+export const TOKEN_BUCKET_THEN_CLAIM = lua(`${COMMON}${TOKEN_TAKE}${THEN_CLAIM}`);
+export const LEAKY_BUCKET_THEN_CLAIM = lua(`${COMMON}${LEAKY_TAKE}${THEN_CLAIM}`);

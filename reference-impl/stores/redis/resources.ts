@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { CREATED_BY } from '../types.ts';
 import type { ResourceKind, ResourceStore, StoredResource } from '../types.ts';
 import { lua } from './connection.ts';
 import type { RedisConnection } from './connection.ts';
+import type { RedisKeys } from './keys.ts';
 
 /** KEYS[1] = sequence; ARGV[1] = upTo. Raises the sequence to upTo, never lowers it. */
 const RESERVE = lua(`
@@ -50,18 +50,17 @@ function execReplies(results: [Error | null, unknown][] | null): unknown[] {
 const MGET_BATCH = 500;
 
 /**
- * Resources in Redis: `<prefix>res:<kind>:<id>` holds the JSON, the sorted set `<prefix>idx:<kind>`
- * (score = id) orders them for `list`, `<prefix>seq:<kind>` allocates ids with INCR (never reused),
- * `<prefix>mark:<kind>:<sha256 of marker>` maps a creation marker (`CREATED_BY`) to its id; `put`
- * and `putAll` write all three in one Lua script.
+ * Resources in Redis (key names in keys.ts, all under one hash tag): an item key holds the JSON, a
+ * sorted set per kind (score = id) orders them for `list`, a sequence per kind allocates ids with
+ * INCR (never reused), a marker key per kind and sha256 of a creation marker (`CREATED_BY`) maps it
+ * to its id; `put` and `putAll` write all three in one Lua script.
  * `update` is an optimistic compare-and-set loop, so concurrent updates never lose a write.
  */
-export function createRedisResources(connection: RedisConnection, keyPrefix: string): ResourceStore {
-  const itemKey = (kind: ResourceKind, id: number): string => `${keyPrefix}res:${kind}:${id}`;
-  const indexKey = (kind: ResourceKind): string => `${keyPrefix}idx:${kind}`;
-  const sequenceKey = (kind: ResourceKind): string => `${keyPrefix}seq:${kind}`;
-  const markerKey = (kind: ResourceKind, marker: string): string =>
-    `${keyPrefix}mark:${kind}:${createHash('sha256').update(marker).digest('hex')}`;
+export function createRedisResources(connection: RedisConnection, keys: RedisKeys): ResourceStore {
+  const itemKey = keys.item;
+  const indexKey = keys.index;
+  const sequenceKey = keys.sequence;
+  const markerKey = keys.marker;
   const parse = (raw: string | null | undefined): StoredResource | undefined => (raw == null ? undefined : (JSON.parse(raw) as StoredResource));
 
   /** One script for every entry: the item, its index entry and its marker (atomic, one command). */

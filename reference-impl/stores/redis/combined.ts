@@ -1,0 +1,181 @@
+import { randomInt } from 'node:crypto';
+import { assertPolicy } from '../../rate-limit/rounding.ts';
+import { CREATED_BY } from '../types.ts';
+import type { CombinedOperations, IdempotencyStore, RateLimitStore, ResourceStore, StoredResource } from '../types.ts';
+import { lua } from './connection.ts';
+import type { RedisConnection } from './connection.ts';
+import { claimOf, completedRecord, inFlight, toMs } from './idempotency.ts';
+import type { RedisKeys } from './keys.ts';
+import { LEAKY_BUCKET_THEN_CLAIM, TOKEN_BUCKET_THEN_CLAIM, TOKEN_BUCKET_THEN_GET } from './rate-limit-scripts.ts';
+import { decisionOf } from './rate-limits.ts';
+
+/**
+ * ARGV[1] = the plan (JSON): `check` (marker key) and `checkItem` (item prefix of its kind), `seqs`
+ * (sequence keys, one new id each), `items` (per record: item prefix, index key, 1-based id number,
+ * JSON template, optional marker key), optional `complete` (record key, our in-flight record,
+ * completed-record template, ttl ms). A template alternates text and id numbers: { "…", 1, "…" }.
+ * Reply: { 0, existing JSON } when the marker names a live resource, else { 1, id1, id2, … }.
+ * Item keys are made from their declared prefix; they share its hash tag (keys.ts), so the script
+ * stays in one slot.
+ */
+const CREATE = lua(`
+local plan = cjson.decode(ARGV[1])
+if plan.check then
+  local id = redis.call('GET', plan.check)
+  if id then
+    local existing = redis.call('GET', plan.checkItem .. id)
+    if existing then return { 0, existing } end
+  end
+end
+local ids = {}
+for i, seq in ipairs(plan.seqs) do ids[i] = string.format('%d', redis.call('INCR', seq)) end
+local function fill(template)
+  local out = {}
+  for i, part in ipairs(template) do
+    if i % 2 == 1 then out[i] = part else out[i] = ids[part] end
+  end
+  return table.concat(out)
+end
+for _, item in ipairs(plan.items) do
+  local id = ids[item.id]
+  redis.call('SET', item.prefix .. id, fill(item.json))
+  redis.call('ZADD', item.index, id, id)
+  if item.mark then redis.call('SET', item.mark, id) end
+end
+if plan.complete then
+  local c = plan.complete
+  local existing = redis.call('GET', c.key)
+  if existing == false or existing == c.inflight then redis.call('SET', c.key, fill(c.record), 'PX', c.ttl) end
+end
+local reply = { 1 }
+for i, id in ipairs(ids) do reply[i + 1] = id end
+return reply
+`);
+
+/**
+ * Placeholder ids for `Creation.build`: "-1." and 14 random digits, the last not 0, so each prints as
+ * the same 18 characters in JSON and in `String()`, none is a prefix of another, no real id (a
+ * positive integer) equals one, and a client cannot guess one into a request body.
+ */
+function placeholders(count: number): number[] {
+  const out: number[] = [];
+  while (out.length < count) {
+    const digits = String(randomInt(10 ** 13, 10 ** 14));
+    const text = `-1.${digits.slice(0, 13)}${digits.endsWith('0') ? '7' : digits.slice(13)}`;
+    const value = Number(text);
+    if (String(value) === text && !out.includes(value)) out.push(value);
+  }
+  return out;
+}
+
+/** Splits `text` at every placeholder: text, id number (1-based), text, … (the CREATE template). */
+function template(text: string, pattern: RegExp, placeholderTexts: readonly string[]): (string | number)[] {
+  const parts: (string | number)[] = [];
+  let last = 0;
+  for (const found of text.matchAll(pattern)) {
+    parts.push(text.slice(last, found.index), placeholderTexts.indexOf(found[0]) + 1);
+    last = found.index + found[0].length;
+  }
+  parts.push(text.slice(last));
+  return parts;
+}
+
+/**
+ * The Redis adapter's one-round-trip operations (types.ts CombinedOperations). On one Redis: token
+ * and read in one script, token and claim in one script, and a creation with its idempotent result
+ * in one script. On a Cluster the keys of one script share a hash tag (keys.ts), so: token and claim
+ * stay one script (a caller's bucket and records share its tag); the token and the read go out
+ * together to their two nodes; a creation is one script on the resources' slot and the completion
+ * another on the caller's slot.
+ */
+export function createRedisCombined(
+  connection: RedisConnection,
+  keys: RedisKeys,
+  covers: { rateLimits: RateLimitStore; idempotency: IdempotencyStore; resources: ResourceStore },
+): CombinedOperations {
+  const parse = (raw: unknown): StoredResource | undefined => (typeof raw === 'string' && raw !== '' ? (JSON.parse(raw) as StoredResource) : undefined);
+
+  return {
+    covers,
+
+    async takeAndGet(key, policy, read) {
+      assertPolicy(policy);
+      if (policy.algorithm !== 'token-bucket') {
+        const decision = await covers.rateLimits.take(key, policy);
+        const resource = decision.allowed ? await covers.resources.get(read.kind, read.id) : undefined;
+        return resource === undefined ? { decision } : { decision, resource };
+      }
+      const item = keys.item(read.kind, read.id);
+      if (connection.clustered) {
+        const [decision, raw] = await Promise.all([covers.rateLimits.take(key, policy), connection.run((c) => c.get(item))]);
+        const resource = decision.allowed ? parse(raw) : undefined;
+        return resource === undefined ? { decision } : { decision, resource };
+      }
+      const reply = await connection.script(TOKEN_BUCKET_THEN_GET, [keys.bucket(key, false), item], [policy.capacity, policy.refillPerSecond]);
+      const decision = decisionOf(reply, policy);
+      const resource = decision.allowed ? parse((reply as unknown[])[5]) : undefined;
+      return resource === undefined ? { decision } : { decision, resource };
+    },
+
+    async takeAndClaim(key, policy, claim) {
+      assertPolicy(policy);
+      if (connection.clustered && keys.tagOf(key) !== keys.tagOf(claim.key)) {
+        const decision = await covers.rateLimits.take(key, policy);
+        if (!decision.allowed) return { decision };
+        return { decision, claim: await covers.idempotency.claim(claim.key, claim.fingerprint, claim.lockSeconds) };
+      }
+      const leaky = policy.algorithm === 'leaky-bucket';
+      const reply = await connection.script(
+        leaky ? LEAKY_BUCKET_THEN_CLAIM : TOKEN_BUCKET_THEN_CLAIM,
+        [keys.bucket(key, leaky), keys.idempotency(claim.key)],
+        [policy.capacity, policy.refillPerSecond, inFlight(claim.fingerprint), toMs(claim.lockSeconds)],
+      );
+      const decision = decisionOf(reply, policy);
+      if (!decision.allowed) return { decision };
+      return { decision, claim: claimOf((reply as unknown[])[5], claim.fingerprint) };
+    },
+
+    async create(creation) {
+      const fakes = placeholders(creation.kinds.length);
+      const fakeTexts = fakes.map(String);
+      const pattern = new RegExp(fakeTexts.map((t) => t.replace(/[.-]/g, '\\$&')).join('|'), 'g');
+      const draft = creation.build(fakes);
+      const declared = new Set<string>();
+      const seqs = creation.kinds.map((kind) => keys.sequence(kind));
+      for (const key of seqs) declared.add(key);
+      const items = draft.entries.map(([kind, resource]) => {
+        const id = fakes.indexOf(resource.id) + 1;
+        if (id === 0) throw new Error(`a created ${kind} must take its id from build()`);
+        const marker = resource[CREATED_BY];
+        const mark = typeof marker === 'string' ? keys.marker(kind, marker) : undefined;
+        declared.add(keys.index(kind));
+        if (mark !== undefined) declared.add(mark);
+        return { prefix: keys.itemPrefix(kind), index: keys.index(kind), id, json: template(JSON.stringify(resource), pattern, fakeTexts), ...(mark === undefined ? {} : { mark }) };
+      });
+      const plan: Record<string, unknown> = { seqs, items };
+      if (creation.marker !== undefined) {
+        plan.check = keys.marker(creation.marker.kind, creation.marker.value);
+        plan.checkItem = keys.itemPrefix(creation.marker.kind);
+        declared.add(String(plan.check));
+      }
+      // On a Cluster the record lives in the caller's slot: it is completed by a second script below.
+      const done = creation.complete;
+      if (done !== undefined && !connection.clustered) {
+        const record = keys.idempotency(done.key);
+        plan.complete = { key: record, inflight: inFlight(done.fingerprint), record: template(completedRecord(done.fingerprint, draft.response), pattern, fakeTexts), ttl: toMs(done.ttlSeconds) };
+        declared.add(record);
+      }
+      const reply = await connection.script(CREATE, [...declared], [JSON.stringify(plan)]);
+      if (!Array.isArray(reply) || reply.length < 1) throw new Error('unexpected reply from the creation script');
+      if (Number(reply[0]) === 0) {
+        const existing = parse(reply[1]);
+        if (existing === undefined) throw new Error('unexpected reply from the creation script');
+        return { created: false, existing };
+      }
+      const ids = reply.slice(1).map(Number);
+      const built = creation.build(ids);
+      if (done !== undefined && connection.clustered) await covers.idempotency.complete(done.key, done.fingerprint, built.response, done.ttlSeconds);
+      return { created: true, ids, ...built };
+    },
+  };
+}

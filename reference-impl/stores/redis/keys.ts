@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto';
+import type { ResourceKind } from '../types.ts';
+
+/**
+ * Every Redis key of the adapter, in one place. Keys that one Lua script touches together share a
+ * hash tag (`{…}`), so on a Redis Cluster they land in one slot (D-RATE-LIMIT "shared store"):
+ * - a caller's rate-limit bucket and its idempotency records: `{<caller>}`, so the token and the
+ *   Idempotency-Key claim are taken by one script;
+ * - every resource, index, id sequence and creation marker: `{res}`, so a creation (ids, items,
+ *   indexes, markers) and `list` stay atomic and single-slot.
+ * On a single Redis the tags are plain characters of the name.
+ */
+export interface RedisKeys {
+  /** The token-bucket hash or leaky-bucket string of a caller (`token:<sha256>` or `ip:<address>`). */
+  bucket(callerKey: string, leaky: boolean): string;
+  /** The idempotency record of a scoped key (`<caller>:<Idempotency-Key>`, or any other claim key). */
+  idempotency(scopedKey: string): string;
+  item(kind: ResourceKind, id: number | string): string;
+  /** The prefix of every item key of `kind` (the item key is this plus the id). */
+  itemPrefix(kind: ResourceKind): string;
+  index(kind: ResourceKind): string;
+  sequence(kind: ResourceKind): string;
+  marker(kind: ResourceKind, marker: string): string;
+  /** The hash tag of a caller key or scoped key; keys with equal tags share a slot. */
+  tagOf(key: string): string;
+}
+
+/**
+ * A caller key at the start of a scoped key: `token:<hex>` or an IPv4 `ip:<address>` (an IPv6
+ * address has colons and cannot be told from the rest, so such a key is tagged whole: still one
+ * slot per record, only its claim and the caller's token then take two scripts on a Cluster).
+ */
+const CALLER = /^(?:token:[0-9a-f]+|ip:[0-9.]+)(?=:|$)/;
+/** Resources share one tag: a creation writes two kinds, their indexes and sequences in one script. */
+const RESOURCES_TAG = 'res';
+
+/** The hash tag of a key: its caller part when it starts with one, else the whole key (braces removed). */
+export function callerTag(key: string): string {
+  return (CALLER.exec(key)?.[0] ?? key).replace(/[{}]/g, '');
+}
+
+/** `key` with its hash tag in braces: `{token:ab12}:<rest>`, or `{<whole key>}`. */
+function tagged(key: string): string {
+  const caller = CALLER.exec(key)?.[0];
+  return caller === undefined ? `{${key.replace(/[{}]/g, '')}}` : `{${caller}}${key.slice(caller.length)}`;
+}
+
+/** The key names under `keyPrefix`. */
+export function redisKeys(keyPrefix: string): RedisKeys {
+  const res = `${keyPrefix}{${RESOURCES_TAG}}`;
+  return {
+    bucket: (callerKey, leaky) => `${keyPrefix}rl:${leaky ? 'lb' : 'tb'}:{${callerKey.replace(/[{}]/g, '')}}`,
+    idempotency: (scopedKey) => `${keyPrefix}idem:${tagged(scopedKey)}`,
+    item: (kind, id) => `${res}:item:${kind}:${id}`,
+    itemPrefix: (kind) => `${res}:item:${kind}:`,
+    index: (kind) => `${res}:idx:${kind}`,
+    sequence: (kind) => `${res}:seq:${kind}`,
+    marker: (kind, marker) => `${res}:mark:${kind}:${createHash('sha256').update(marker).digest('hex')}`,
+    tagOf: callerTag,
+  };
+}
