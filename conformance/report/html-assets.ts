@@ -23,6 +23,7 @@ dl.meta dt { color: #57606a; }
 dl.meta dd { margin: 0; overflow-wrap: anywhere; }
 main { padding: 0 32px 48px; max-width: 1280px; }
 .errors { border: 1px solid var(--fail); background: #ffebe9; padding: 8px 16px; margin-top: 20px; border-radius: 6px; }
+.errors.warnings { border-color: var(--warn); background: #fff8c5; }
 .counts { display: flex; flex-wrap: wrap; gap: 32px; align-items: flex-start; }
 table { border-collapse: collapse; font-size: 14px; }
 th, td { border-bottom: 1px solid var(--line); padding: 4px 10px; text-align: right; }
@@ -49,6 +50,7 @@ article.req > details > summary:hover { background: var(--soft); }
 .level.MUST { border-color: var(--ink); }
 .area { font-size: 12px; color: #57606a; }
 .summary-text { flex: 1 1 320px; color: #333; }
+.why { flex-basis: 100%; margin-top: -6px; padding-left: 84px; color: #57606a; font-size: 14px; font-style: italic; }
 .req-body { padding: 0 8px 14px 30px; }
 .reason { margin: 4px 0 10px; }
 .reason.failed, .reason.warning { color: var(--fail); }

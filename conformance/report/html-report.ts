@@ -68,7 +68,7 @@ function testItem(test: TestRecord): string {
 function requirementArticle(r: RequirementView): string {
   const open = r.outcome === 'failed' || r.outcome === 'warning' ? ' open' : '';
   const body: string[] = [];
-  if (r.reason) body.push(`<p class="reason ${r.outcome}"><strong>${r.outcome === 'skipped' ? 'Skipped' : 'Why'}:</strong> ${e(r.reason)}</p>`);
+  if (r.reason && r.outcome !== 'skipped') body.push(`<p class="reason ${r.outcome}"><strong>Why:</strong> ${e(r.reason)}</p>`);
   if (r.source) {
     const cite = r.source.section ? `the document, section ${r.source.section}` : `spec/decisions.md, ${r.source.decision ?? ''}`;
     body.push(`<blockquote>“${e(r.source.quote)}”<cite>${e(cite)}</cite></blockquote>`);
@@ -83,7 +83,7 @@ function requirementArticle(r: RequirementView): string {
   if (r.tests.length > 0) body.push(`<ol class="tests">${r.tests.map(testItem).join('')}</ol>`);
   return [
     `<article class="req" id="req-${e(r.id)}" data-outcome="${r.outcome}" data-area="${e(r.area)}" data-level="${r.level}">`,
-    `<details${open}><summary class="req-head"><span class="pill ${r.outcome}">${r.outcome}</span> <code>${e(r.id)}</code> <span class="level ${r.level}">${r.level}</span> <span class="area">${e(r.area)}</span> <span class="summary-text">${e(r.summary)}</span></summary>`,
+    `<details${open}><summary class="req-head"><span class="pill ${r.outcome}">${r.outcome}</span> <code>${e(r.id)}</code> <span class="level ${r.level}">${r.level}</span> <span class="area">${e(r.area)}</span> <span class="summary-text">${e(r.summary)}</span>${r.outcome === 'skipped' && r.reason ? `<span class="why">${e(r.reason)}</span>` : ''}</summary>`,
     `<div class="req-body">${body.join('')}</div></details></article>`,
   ].join('');
 }
@@ -116,6 +116,7 @@ export function renderHtmlReport(view: ReportView, badge = ''): string {
   const name = typeof r.target.name === 'string' ? r.target.name : r.kind === 'client' ? 'client' : 'target';
   const csp = `default-src 'none'; style-src ${sha256(REPORT_CSS)}; script-src ${sha256(REPORT_JS)}; img-src data:`;
   const errors = [...(r.errors ?? []), ...(r.unknownIds?.length ? [`requirement IDs declared by tests but missing from the catalogue: ${r.unknownIds.join(', ')}`] : [])];
+  const warnings = (r as { warnings?: string[] }).warnings ?? [];
   const counts = (o: string): number => (o === 'all' ? view.requirements.length : view.requirements.filter((q) => q.outcome === o).length);
   return `<!doctype html>
 <html lang="en">
@@ -135,6 +136,7 @@ ${meta(view)}
 </header>
 <main>
 ${errors.length > 0 ? `<section class="errors"><h2>Run problems</h2><ul>${errors.map((x) => `<li>${e(x)}</li>`).join('')}</ul></section>` : ''}
+${warnings.length > 0 ? `<section class="errors warnings"><h2>Warnings</h2><ul>${warnings.map((x) => `<li>${e(x)}</li>`).join('')}</ul></section>` : ''}
 <section class="counts">
 <div><h2>Per level</h2><table id="per-level">${countsHeader('level')}<tbody>${view.byLevel.map((l) => `<tr><th>${l.level}</th>${countCells(l.counts)}</tr>`).join('')}</tbody></table></div>
 <div><h2>Per area</h2><table id="per-area">${countsHeader('area')}<tbody>${view.byArea.map((a) => `<tr><th><button class="area-link" type="button" data-filter-area="${e(a.area)}">${e(a.area)}</button></th>${countCells(a.counts)}</tr>`).join('')}</tbody></table></div>

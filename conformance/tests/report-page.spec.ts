@@ -59,6 +59,8 @@ test('a failed, an incomplete and an unstarted run each have their verdict and b
   const page = renderHtmlReport(none);
   expect(page).toContain('NOT RUN');
   expect(page).toContain('<li>target unreachable</li>');
+  const insecure = renderHtmlReport(reportView({ ...run([passed]), warnings: ['TLS certificate verification was OFF'] } as RunResults));
+  expect(insecure).toContain('<h2>Warnings</h2><ul><li>TLS certificate verification was OFF</li>');
 });
 
 test('each requirement carries its area, quote, section and the decisions that refine it; failures come first', () => {
