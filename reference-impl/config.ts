@@ -64,10 +64,13 @@ export function defaultConfig(): Config {
       // Same caller, same plan, buckets of their own: the suite's rate-limit checks run in parallel, one token each.
       { token: 'dev-token-limited-2', userId: 4, permissions: [...all], plan: 'small' },
       { token: 'dev-token-limited-3', userId: 4, permissions: [...all], plan: 'small' },
+      // A slow-refill plan: the suite's rate-limit checks are exact with it (D-SUITE-TRUST, tokens.rateLimitSlow).
+      { token: 'dev-token-slow', userId: 4, permissions: [...all], plan: 'slow' },
     ],
     plans: {
       standard: { capacity: 1000, refillPerSecond: 500 },
       small: { capacity: 10, refillPerSecond: 2 },
+      slow: { capacity: 3, refillPerSecond: 0.02 },
       anonymous: { capacity: 1000, refillPerSecond: 500 },
     },
     anonymousPlan: 'anonymous',

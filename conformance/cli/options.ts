@@ -16,6 +16,10 @@ export interface RunOptions {
   out: string;
   /** Parallel Playwright workers (default HAC_WORKERS, else 3). */
   workers?: number;
+  /** A PEM file of extra trusted roots for https targets (D-SUITE-TRUST). */
+  ca?: string;
+  /** TLS verification off (loud warning in the console and results.json). */
+  insecure: boolean;
   help: boolean;
 }
 
@@ -35,6 +39,9 @@ options:
   --out DIR           output directory (default: conformance-results)
   --workers N         parallel workers (default 3, or HAC_WORKERS); the rate-limit checks run in
                       parallel only when the profile names a pool of rate-limit tokens (rateLimitPool)
+  --ca FILE           PEM file of a private CA or a self-signed certificate to trust for https:// targets
+                      (added to Node's default roots, for every request of the suite)
+  --insecure          do not verify TLS certificates at all (a loud warning in the console and in results.json)
   -h, --help          print this message
 
 environment: HAC_REDIS_URL (embedded server: two instances on this Redis when it answers),
@@ -62,6 +69,8 @@ export function parseRunOptions(args: string[], cwd: string = process.cwd()): Ru
         reporter: { type: 'string', default: 'list' },
         out: { type: 'string', default: 'conformance-results' },
         workers: { type: 'string' },
+        ca: { type: 'string' },
+        insecure: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -98,6 +107,8 @@ export function parseRunOptions(args: string[], cwd: string = process.cwd()): Ru
     reporter: reporter as ReporterName,
     out: resolve(cwd, values.out ?? 'conformance-results'),
     ...(workers !== undefined ? { workers } : {}),
+    ...(values.ca !== undefined ? { ca: resolve(cwd, values.ca) } : {}),
+    insecure: values.insecure ?? false,
     help: values.help ?? false,
   };
 }

@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { tlsTrust } from '../support/tls.ts';
 
 export interface ProbeResult {
   url: string;
@@ -59,7 +60,8 @@ export function probeUrl(url: string, timeoutMs = 5000): Promise<ProbeResult> {
     const timer = setTimeout(() => {
       finish(done({ ok: false, problem: `no HTTP response from ${target.host} within ${timeoutMs / 1000} s` }));
     }, timeoutMs);
-    const request = client.get(target, { headers: { accept: 'application/json', 'user-agent': 'http-api-conformance-probe' } }, (response) => {
+    const tls = target.protocol === 'https:' ? tlsTrust() : {};
+    const request = client.get(target, { headers: { accept: 'application/json', 'user-agent': 'http-api-conformance-probe' }, ...tls }, (response) => {
       response.resume();
       finish(done({ ok: true, status: response.statusCode ?? 0 }));
     });

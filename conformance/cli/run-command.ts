@@ -105,6 +105,23 @@ export async function runCommand(args: string[]): Promise<number> {
     return 2;
   };
 
+  // D-SUITE-TRUST: the TLS trust of every request of the run (this process's probe and the workers).
+  const warnings: string[] = [];
+  if (options.ca !== undefined) {
+    try {
+      const pem = readFileSync(options.ca, 'utf8');
+      if (!pem.includes('-----BEGIN CERTIFICATE-----')) return fail(`--ca ${options.ca} holds no PEM certificate (-----BEGIN CERTIFICATE-----); give the CA or self-signed certificate in PEM form`);
+    } catch (error) {
+      return fail(`cannot read --ca ${options.ca}: ${(error as Error).message}`);
+    }
+    process.env.HAC_CA_FILE = options.ca;
+  }
+  if (options.insecure) {
+    process.env.HAC_INSECURE = '1';
+    warnings.push('TLS certificate verification was OFF (--insecure): the target was not authenticated; use --ca FILE to trust a private CA instead');
+    console.warn(`\n${'!'.repeat(100)}\n!! WARNING: ${warnings[0]}\n${'!'.repeat(100)}\n`);
+  }
+
   const profileSource = options.profile ?? DEFAULT_PROFILE;
   let profile: ProfileDocument;
   try {
@@ -169,11 +186,17 @@ export async function runCommand(args: string[]): Promise<number> {
       writeReportFiles(options.out, unfinished);
       return 1;
     }
+    if (warnings.length > 0) {
+      results.warnings = [...(results.warnings ?? []), ...warnings];
+      writeResults(options.out, results);
+      writeReportFiles(options.out, results);
+    }
     console.log(`\n${formatSummary(results)}\n`);
     const verdict = results.exitCode === 0 ? 'PASS' : results.complete ? 'FAIL' : 'FAIL (incomplete run)';
     console.log(`${verdict}: ${results.summary.passed} passed, ${results.summary.failed} failed, ${results.summary.warning} warning, ${results.summary.skipped} skipped`);
     console.log(`results: ${resultsFile}`);
     console.log(`report: ${join(options.out, 'report.html')} (badge: ${join(options.out, 'badge.svg')})`);
+    for (const warning of warnings) console.warn(`WARNING: ${warning}`);
     console.log(`duration: suite ${seconds(suiteMs)}, total ${seconds(Date.now() - started.getTime())}`);
     return results.exitCode;
   } finally {

@@ -3,10 +3,9 @@
  * 401 for missing, malformed and unknown tokens with a Bearer challenge, 403 for a token lacking a
  * permission, identity carried by each request alone.
  */
-import http from 'node:http';
 import { test, expect } from '../fixtures.ts';
 import { describe, problemIssues } from '../support/problem.ts';
-import { send } from '../support/http.ts';
+import { keepAliveAgent, send } from '../support/http.ts';
 import { fillTemplate, uniqueValue } from '../support/template.ts';
 import type { HttpResponse } from '../support/http.ts';
 import type { Target } from '../support/target.ts';
@@ -111,7 +110,7 @@ test('a request without the token after one with it is anonymous', { tag: ['@AUT
 });
 
 test('requests on one connection are each judged on their own content', { tag: ['@STATELESS-SELF-CONTAINED', '@generic'], annotation: [{ type: 'requirement', description: 'STATELESS-SELF-CONTAINED' }] }, async ({ target }) => {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const agent = keepAliveAgent(target.baseUrl);
   try {
     const prot = target.profile.protected;
     const body = prot.body === undefined ? {} : { json: fillTemplate(prot.body) };

@@ -6,6 +6,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import { curlFor } from './curl.ts';
+import { tlsTrust } from './tls.ts';
+import { noteAnswered, noteSent } from './exchange-log.ts';
 
 export interface SentRequest {
   method: string;
@@ -24,6 +26,8 @@ export interface HttpResponse {
   request: SentRequest;
   /** performance.now() just before the request was sent. */
   sentAt: number;
+  /** performance.now() when the whole body was written (an early answer: when it arrived). */
+  flushedAt: number;
   /** performance.now() when the response headers arrived. */
   receivedAt: number;
   durationMs: number;
@@ -45,8 +49,33 @@ export class TransportError extends Error {
   override readonly name = 'TransportError';
 }
 
-/** Sends one request to `baseUrl + path` and reads the whole response. */
-export function send(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<HttpResponse> {
+/** Socket errors that mean the target closed the connection (possibly after answering early). */
+const CLOSED = new Set(['EPIPE', 'ECONNRESET']);
+
+/** The upload is written in chunks of this size, so an early answer is noticed between two writes. */
+const CHUNK_BYTES = 64 * 1024;
+
+/**
+ * Sends one request to `baseUrl + path` and reads the whole response, over http or https (TLS trust:
+ * tls.ts). A response that arrives before the body is fully sent (413, 401, 415 answered early) stops
+ * the upload and is returned, whatever EPIPE or ECONNRESET the rest of the upload meets. A connection
+ * closed during the upload before any answer is tried again (twice): an incomplete body cannot have
+ * been processed.
+ */
+export async function send(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<HttpResponse> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await sendOnce(baseUrl, method, path, options);
+    } catch (error) {
+      if (!(error instanceof UploadInterrupted) || attempt === 3) throw error;
+    }
+  }
+}
+
+/** The connection closed while the body was being written and before any answer arrived. */
+class UploadInterrupted extends TransportError {}
+
+function sendOnce(baseUrl: string, method: string, path: string, options: RequestOptions): Promise<HttpResponse> {
   const url = new URL(baseUrl.replace(/\/+$/, '') + path);
   const headers: Record<string, string> = { accept: 'application/json, application/problem+json', ...lowerKeys(options.headers ?? {}) };
   let body = options.body;
@@ -58,15 +87,23 @@ export function send(baseUrl: string, method: string, path: string, options: Req
   const request: SentRequest = { method, url: url.toString(), headers, ...(body !== undefined ? { body } : {}) };
   const started = performance.now();
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const transport = url.protocol === 'https:' ? https : http;
-  return new Promise<HttpResponse>((resolve, reject) => {
-    const req = transport.request(url, { method, headers, agent: options.agent ?? false }, (res) => {
+  const secure = url.protocol === 'https:';
+  const transport = secure ? https : http;
+  const tls = secure ? tlsTrust() : undefined;
+  noteSent(request);
+  const answered = new Promise<HttpResponse>((resolve, reject) => {
+    let responded = false;
+    let uploaded = body === undefined;
+    let flushedAt = body === undefined ? started : Number.NaN;
+    const req = transport.request(url, { method, headers, agent: options.agent ?? false, ...(tls ?? {}) }, (res) => {
+      responded = true;
       const receivedAt = performance.now();
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('error', (error) => reject(new TransportError(`${error.message}\n  ${curlFor(request)}`)));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
+        if (!uploaded) req.destroy();
         resolve({
           status: res.statusCode ?? 0,
           headers: flattenHeaders(res.headers),
@@ -74,6 +111,7 @@ export function send(baseUrl: string, method: string, path: string, options: Req
           json: parseJson(text),
           request,
           sentAt: started,
+          flushedAt: Number.isNaN(flushedAt) ? receivedAt : flushedAt,
           receivedAt,
           durationMs: performance.now() - started,
         });
@@ -82,11 +120,52 @@ export function send(baseUrl: string, method: string, path: string, options: Req
     req.setTimeout(timeoutMs, () => {
       req.destroy(new TransportError(`no answer within ${timeoutMs} ms: ${method} ${url.toString()}\n  ${curlFor(request)}`));
     });
-    req.on('error', (error) => {
-      reject(error instanceof TransportError ? error : new TransportError(`${error.message}: ${method} ${url.toString()}\n  ${curlFor(request)}`));
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      // An early answer was read: the rest of the upload failing is expected, the response decides.
+      if (responded && CLOSED.has(error.code ?? '')) return;
+      if (error instanceof TransportError) return reject(error);
+      const message = `${error.message}: ${method} ${url.toString()}\n  ${curlFor(request)}`;
+      reject(!uploaded && CLOSED.has(error.code ?? '') ? new UploadInterrupted(`the connection closed before the body was sent and before any answer: ${message}`) : new TransportError(message));
     });
-    req.end(body);
+    req.on('finish', () => {
+      uploaded = true;
+      flushedAt = performance.now();
+    });
+    void upload(req, body === undefined ? undefined : Buffer.from(body), () => responded);
   });
+  // The evidence a failing test attaches (conformance/report/exchange.ts).
+  answered.then((response) => noteAnswered(request, { response }), (error: unknown) => noteAnswered(request, { error }));
+  return answered;
+}
+
+/** Writes `body` in chunks, waiting for the socket to drain, and stops as soon as an answer arrived. */
+async function upload(req: http.ClientRequest, body: Buffer | undefined, answered: () => boolean): Promise<void> {
+  if (body === undefined || body.length <= CHUNK_BYTES) {
+    req.end(body);
+    return;
+  }
+  for (let offset = 0; offset < body.length; offset += CHUNK_BYTES) {
+    if (answered() || req.destroyed) return;
+    if (!req.write(body.subarray(offset, offset + CHUNK_BYTES))) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          req.off('drain', done);
+          req.off('close', done);
+          req.off('response', done);
+          resolve();
+        };
+        req.on('drain', done);
+        req.on('close', done);
+        req.on('response', done);
+      });
+    }
+  }
+  if (!answered() && !req.destroyed) req.end();
+}
+
+/** A keep-alive connection pool for `baseUrl` (one socket unless told), with the suite's TLS trust. */
+export function keepAliveAgent(baseUrl: string, maxSockets = 1): http.Agent {
+  return new URL(baseUrl).protocol === 'https:' ? new https.Agent({ keepAlive: true, maxSockets, ...tlsTrust() }) : new http.Agent({ keepAlive: true, maxSockets });
 }
 
 function lowerKeys(headers: Record<string, string>): Record<string, string> {

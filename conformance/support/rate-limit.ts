@@ -36,11 +36,43 @@ export function rateHeaders(response: HttpResponse): RateHeaders {
   return headers;
 }
 
+/** The algorithm a profile declares (D-SUITE-TRUST: default the document's reference, the token bucket). */
+export type Algorithm = 'token-bucket' | 'leaky-bucket';
+
 export interface Policy {
   capacity: number;
   refillPerSecond: number;
   /** True when the refill rate was estimated from the headers (wider tolerance). */
   estimated: boolean;
+  algorithm: Algorithm;
+}
+
+/** Resolves with the responses so far as soon as one is a 429, else with all of them; the rest run on. */
+function untilRejected(requests: Promise<HttpResponse>[]): Promise<HttpResponse[]> {
+  return new Promise((resolve, reject) => {
+    const settled: HttpResponse[] = [];
+    let done = false;
+    let left = requests.length;
+    for (const request of requests) {
+      request.then(
+        (response) => {
+          if (done) return;
+          settled.push(response);
+          left -= 1;
+          if (response.status === 429 || left === 0) {
+            done = true;
+            resolve(settled);
+          }
+        },
+        (error: unknown) => {
+          if (done) return;
+          done = true;
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    }
+    if (requests.length === 0) resolve(settled);
+  });
 }
 
 /** One caller's bucket on one target, probed with a cheap GET. */
@@ -53,6 +85,11 @@ export class Bucket {
   /** Sends one probe request (no 429 waiting). */
   probe(client: Client = this.client): Promise<HttpResponse> {
     return client.get(this.probePath);
+  }
+
+  /** Sends `n` probes at once and waits for every answer. */
+  burst(n: number, client: Client = this.client): Promise<HttpResponse[]> {
+    return Promise.all(Array.from({ length: n }, () => this.probe(client)));
   }
 
   /**
@@ -71,20 +108,24 @@ export class Bucket {
   }
 
   /**
-   * Sends requests (in concurrent batches) until one is 429; returns every response in order. Gives
-   * up after three times the announced RateLimit-Limit (or the hint) plus 50 requests.
+   * Spends the bucket until a request is 429 and returns the responses seen (the 429 last). Each
+   * round sends what was announced as remaining (later: the capacity), plus three, all at once, and returns
+   * at the first 429 without waiting for the admitted ones: a leaky bucket holds those in its queue
+   * (D-RATE-LIMIT), and waiting for them would let the queue drain. Gives up after five rounds.
    */
   async exhaust(limitHint?: number): Promise<HttpResponse[]> {
     const first = await this.probe();
     const all: HttpResponse[] = [first];
     if (first.status === 429) return all;
-    const announced = rateHeaders(first).limit;
-    const limit = announced !== undefined && Number.isFinite(announced) ? announced : limitHint;
+    const { remaining } = rateHeaders(first);
+    let { limit } = rateHeaders(first);
+    limit = limit !== undefined && Number.isFinite(limit) ? limit : limitHint;
     if (limit === undefined) throw new Error(`no RateLimit-Limit header and no profile rateLimit: cannot tell when a 429 is due: ${describe(first)}`);
-    const maxRequests = limit * 3 + 50;
-    const batch = Math.max(1, Math.min(50, Math.ceil(limit / 2)));
-    while (all.length < maxRequests) {
-      const responses = await Promise.all(Array.from({ length: batch }, () => this.probe()));
+    // The first round trusts the announced Remaining; a later one sends the whole capacity: waiting for
+    // a round's answers lets a leaky bucket's queue drain meanwhile, so what it announced is stale.
+    for (let round = 0; round < 5; round += 1) {
+      const left = round === 0 && remaining !== undefined && Number.isFinite(remaining) ? remaining : limit;
+      const responses = await untilRejected(Array.from({ length: Math.min(left + 3, limit * 3 + 50) }, () => this.probe()));
       all.push(...responses);
       if (responses.some((r) => r.status === 429)) return all;
     }
@@ -102,4 +143,63 @@ export class Bucket {
 /** Counts admitted (non-429) responses. */
 export function admitted(responses: HttpResponse[]): number {
   return responses.filter((r) => r.status !== 429).length;
+}
+
+/**
+ * The latest moment each response's admission can have been decided: its arrival, or, for an answer
+ * held back after the decision (a leaky bucket's queue), the moment its request was written plus the
+ * longest round trip of a 429 of the same burst (a request rejected at once).
+ */
+export function decidedBy(responses: HttpResponse[]): number[] {
+  const roundTrips = responses.filter((r) => r.status === 429).map((r) => r.receivedAt - r.flushedAt);
+  const roundTrip = roundTrips.length > 0 ? Math.max(...roundTrips) : Number.POSITIVE_INFINITY;
+  return responses.map((r) => Math.min(r.receivedAt, r.flushedAt + roundTrip));
+}
+
+/**
+ * The tokens (free queue slots) a caller holds right after the decision of `announcement`, from its
+ * own headers (D-RATE-LIMIT): `RateLimit-Remaining` r means [r, r + 1); `RateLimit-Reset` s seconds
+ * until full means capacity − s × rate ≤ tokens < capacity − (s − 1) × rate.
+ */
+export function announcedTokens(announcement: HttpResponse, policy: Pick<Policy, 'capacity' | 'refillPerSecond'>): { min: number; max: number } {
+  const { remaining, reset } = rateHeaders(announcement);
+  const r = remaining !== undefined && Number.isFinite(remaining) ? remaining : 0;
+  let min = r;
+  let max = Math.min(r + 1, policy.capacity);
+  if (reset !== undefined && Number.isFinite(reset) && reset > 0) {
+    min = Math.max(min, policy.capacity - reset * policy.refillPerSecond);
+    max = Math.min(max, policy.capacity - (reset - 1) * policy.refillPerSecond);
+  }
+  return { min, max: Math.max(min, max) };
+}
+
+export interface Admissions {
+  /** Requests of the burst that were admitted. */
+  admitted: number;
+  /** The fewest a correct bucket admits (tokens held when the burst started, capped by its size). */
+  low: number;
+  /** The most the headers allow: tokens when the burst started plus whole refills until the last decision. */
+  high: number;
+  /** Seconds from the first request of the burst to its last decision. */
+  window: number;
+  /** True when one admission too many would exceed `high` for sure: the measurement can conclude. */
+  conclusive: boolean;
+}
+
+/**
+ * RATE-LIMIT-NO-ADMISSION-BEYOND-ANNOUNCED: what the caller's headers in `announcement` allow a burst
+ * sent after it, for either algorithm (D-SUITE-TRUST). Refill is counted from the earliest moment the
+ * announcement can have been decided (its request left) for `high`, and from the latest (its answer
+ * arrived) for `low`; the burst's decisions end at `decidedBy`.
+ */
+export function admissions(announcement: HttpResponse, burst: HttpResponse[], policy: Pick<Policy, 'capacity' | 'refillPerSecond'>): Admissions {
+  const tokens = announcedTokens(announcement, policy);
+  const start = Math.min(...burst.map((r) => r.sentAt));
+  const end = Math.max(...decidedBy(burst));
+  const rate = policy.refillPerSecond / 1000;
+  const atStartMax = Math.min(policy.capacity, tokens.max + Math.max(0, start - announcement.sentAt) * rate);
+  const atStartMin = Math.min(policy.capacity, tokens.min + Math.max(0, start - announcement.receivedAt) * rate);
+  const high = Math.floor(atStartMax + (end - start) * rate + 1e-9);
+  const low = Math.min(burst.length, Math.floor(atStartMin + 1e-9));
+  return { admitted: admitted(burst), low, high, window: (end - start) / 1000, conclusive: high <= low };
 }

@@ -36,7 +36,9 @@ export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promis
   const redisUrl = options.redisUrl ?? sharedRedisUrl();
   const keyPrefix = uniqueKeyPrefix('conformance');
   const store = kind === 'redis' ? { kind: 'redis' as const, url: redisUrl, keyPrefix } : { kind: 'memory' as const };
-  const config = resolveConfig({ host: '127.0.0.1', port: 0, faultInjection: true, store });
+  // HAC_RATE_LIMIT_ALGORITHM=leaky-bucket runs the documented alternative (D-RATE-LIMIT); the profile then declares it (D-SUITE-TRUST).
+  const algorithm = process.env.HAC_RATE_LIMIT_ALGORITHM;
+  const config = resolveConfig({ host: '127.0.0.1', port: 0, faultInjection: true, store, ...(algorithm ? { rateLimit: { algorithm } } : {}) });
   const servers: { url: string; close(): Promise<void> }[] = [];
   const allStores: Stores[] = [];
   const closeAll = async (): Promise<void> => {
@@ -60,6 +62,7 @@ export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promis
     name: instances === 2 ? `${base.name} (2 instances, ${kind})` : base.name,
     baseUrls: servers.map((s) => s.url.replace(/\/+$/, '')),
     features: { ...base.features, multiTarget: instances === 2 },
+    ...(base.rateLimit ? { rateLimit: { ...base.rateLimit, algorithm: config.rateLimit.algorithm } } : {}),
   };
   return { profile, close: closeAll };
 }

@@ -38,6 +38,8 @@ export interface TargetProfile {
     rateLimit?: string;
     /** More tokens on the rateLimit token's policy, each its own bucket (D-PROFILE). */
     rateLimitPool?: string[];
+    /** A token on a slow-refill plan, with that plan (D-SUITE-TRUST): exact over-admission checks. */
+    rateLimitSlow?: { token: string; capacity: number; refillPerSecond: number };
   };
   collections: ProfileCollection[];
   idempotency?: {
@@ -47,7 +49,7 @@ export interface TargetProfile {
     collectionPath?: string;
   };
   protected: ProfileRequest;
-  rateLimit?: { capacity: number; refillPerSecond: number };
+  rateLimit?: { capacity: number; refillPerSecond: number; algorithm?: 'token-bucket' | 'leaky-bucket' };
   features?: {
     exampleApi?: boolean;
     hypermedia?: boolean;
