@@ -1,10 +1,11 @@
 import { test, expect } from '@playwright/test';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clientCheckCommand } from '../harness/check-command.ts';
-import type { RunResults } from '../../conformance/report/results.ts';
+import { readResults, resultsSchemaErrors } from '../../spec/results.ts';
+import type { RunResults } from '../../spec/results.ts';
 import { certifyFixture, fixtureCommand, idsWith, ROOT } from './support/certify.ts';
 
 test.describe.configure({ timeout: 120_000 });
@@ -76,7 +77,8 @@ test('--json prints results.json, and unselected requirements are skipped', asyn
   try {
     const { code, stdout } = await runCli(['--command', fixtureCommand('reference-client.ts'), '--out', out, '--scenario', 'bad-request-400', '--scenario', 'validation-422', '--json']);
     const printed = JSON.parse(stdout) as RunResults;
-    const written = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as RunResults;
+    expect(resultsSchemaErrors(printed)).toEqual([]);
+    const written = readResults(join(out, 'results.json'));
     expect(printed).toEqual(written);
     expect(code).toBe(0);
     expect(printed.target).toMatchObject({ scenarios: ['bad-request-400', 'validation-422'] });

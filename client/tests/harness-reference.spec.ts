@@ -1,9 +1,9 @@
 import { test, expect } from '@playwright/test';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunResults } from '../../conformance/report/results.ts';
+import { readResults } from '../../spec/results.ts';
 import { certifyFixture, failureReport, fixtureCommand, idsWith, ROOT } from './support/certify.ts';
 
 test.describe.configure({ timeout: 240_000 });
@@ -26,7 +26,7 @@ test('the reference client passes every client requirement in under 60 s through
     const started = performance.now();
     const { code, stdout } = await runCli(['--command', fixtureCommand('reference-client.ts'), '--out', out]);
     const wall = performance.now() - started;
-    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as RunResults;
+    const results = readResults(join(out, 'results.json'));
     testInfo.annotations.push({ type: 'certification duration', description: `${results.durationMs} ms (CLI wall time ${Math.round(wall)} ms, time scale ${String(results.target.timeScale)})` });
     expect(idsWith(results, 'failed'), failureReport(results)).toEqual([]);
     expect(idsWith(results, 'warning'), failureReport(results)).toEqual([]);

@@ -12,7 +12,8 @@ import { test, expect } from '@playwright/test';
 import { start as startStub } from '../../fixtures/stub-200/server.ts';
 import { start as startWidgets } from '../../fixtures/widgets-api/server.ts';
 import { serverCatalogue } from '../report/catalogue-view.ts';
-import type { RunResults } from '../report/results.ts';
+import { readResults as readResultsFile } from '../../spec/results.ts';
+import type { RunResults } from '../../spec/results.ts';
 import { withServer } from './support/servers.ts';
 import { listSuite } from './support/suite-list.ts';
 import { PACKAGE_ROOT, runCli, tempOut } from './support/subprocess.ts';
@@ -21,8 +22,9 @@ test.describe.configure({ mode: 'default', timeout: 240_000 });
 
 const WIDGETS_PROFILE = join(PACKAGE_ROOT, 'fixtures', 'profiles', 'widgets.json');
 
+/** The run's results.json, checked against results.schema.json. */
 function readResults(out: string): RunResults {
-  return JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as RunResults;
+  return readResultsFile(join(out, 'results.json'));
 }
 
 /** The CLI's output, attached to the report when an assertion fails. */

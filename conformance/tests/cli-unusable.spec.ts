@@ -3,10 +3,11 @@
  * that does not speak HTTP, an unusable profile or bad options all exit 2 with a clear message,
  * quickly, and never leave a results.json that claims success.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
-import type { RunResults } from '../report/results.ts';
+import { readResults } from '../../spec/results.ts';
+import type { RunResults } from '../../spec/results.ts';
 import { closedPortUrl, garbageServer, silentServer } from './support/bad-targets.ts';
 import { runCli, tempOut } from './support/subprocess.ts';
 
@@ -14,7 +15,7 @@ import { runCli, tempOut } from './support/subprocess.ts';
 function expectRefusedResults(out: string): RunResults {
   const file = join(out, 'results.json');
   expect(existsSync(file)).toBe(true);
-  const results = JSON.parse(readFileSync(file, 'utf8')) as RunResults;
+  const results = readResults(file);
   expect(results.complete).toBe(false);
   expect(results.exitCode).toBe(2);
   expect(results.requirements.some((r) => r.outcome === 'passed')).toBe(false);

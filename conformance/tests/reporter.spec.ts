@@ -2,10 +2,10 @@
  * The requirements reporter, run on a miniature suite (sample-suite/) with its own catalogue:
  * one requirement per kind of outcome, then a strict run and a run cut short by a global timeout.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
-import type { RequirementResult, RunResults } from '../report/results.ts';
+import { readResults } from '../../spec/results.ts';
+import type { RequirementResult, RunResults } from '../../spec/results.ts';
 import { PLAYWRIGHT, runNode, tempOut } from './support/subprocess.ts';
 
 // Each case runs Playwright in a child process: slow on a busy machine.
@@ -16,7 +16,7 @@ const CONFIG = join('conformance', 'tests', 'sample-suite', 'playwright.sample.c
 async function runSample(env: NodeJS.ProcessEnv): Promise<RunResults> {
   const out = tempOut('sample');
   await runNode([PLAYWRIGHT, 'test', '-c', CONFIG], { HAC_OUT: out, HAC_PROFILE: undefined, HAC_GREP: undefined, ...env });
-  return JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as RunResults;
+  return readResults(join(out, 'results.json'));
 }
 
 function byId(results: RunResults): Map<string, RequirementResult> {

@@ -4,7 +4,8 @@
 import { fileURLToPath } from 'node:url';
 import { certifyClient } from '../../harness/certify.ts';
 import type { Certification, CertifyOptions } from '../../harness/certify.ts';
-import type { RunResults } from '../../../conformance/report/results.ts';
+import { resultsSchemaErrors } from '../../../spec/results.ts';
+import type { RunResults } from '../../../spec/results.ts';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -14,9 +15,15 @@ export function fixtureCommand(file: string): string {
   return file.endsWith('.ts') ? `node --import tsx ${path}` : `node ${path}`;
 }
 
-/** Certifies the fixture adapter `file` with the CLI's default time scale and concurrency unless overridden. */
-export function certifyFixture(file: string, options: Partial<CertifyOptions> = {}): Promise<Certification> {
-  return certifyClient({ command: fixtureCommand(file), timeScale: 0.25, concurrency: 3, cwd: ROOT, ...options });
+/**
+ * Certifies the fixture adapter `file` with the CLI's default time scale and concurrency unless
+ * overridden; the results must match spec/schemas/results.schema.json (else it throws).
+ */
+export async function certifyFixture(file: string, options: Partial<CertifyOptions> = {}): Promise<Certification> {
+  const certification = await certifyClient({ command: fixtureCommand(file), timeScale: 0.25, concurrency: 3, cwd: ROOT, ...options });
+  const errors = resultsSchemaErrors(certification.results);
+  if (errors.length > 0) throw new Error(`the client harness's results do not match results.schema.json:\n  ${errors.join('\n  ')}`);
+  return certification;
 }
 
 /** IDs whose outcome is `outcome`, sorted. */
