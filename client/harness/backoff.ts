@@ -7,11 +7,12 @@ import { fail, lowerBound, ms, pass, skip, upperBound, waitAfter, attemptSummary
 import type { Check, JitterSample, JudgeContext, ScenarioRun } from './scenario-kit.ts';
 
 /**
- * BACKOFF-EXPONENTIAL: every measured wait after a failure without Retry-After lies in
- * [2^k, 2^k + 1) seconds (scaled, with tolerance). Returns the jitter samples for BACKOFF-JITTER.
+ * BACKOFF-EXPONENTIAL: every measured wait after a failure without Retry-After is the 2^k step: in
+ * [2^k, 2^(k+1)) seconds (scaled, with tolerance). Returns the jitter samples (the wait minus 2^k)
+ * for BACKOFF-JITTER, which holds them to [0, 1).
  */
 export function backoffOf(run: ScenarioRun, ctx: JudgeContext): { check: Check; jitter: JitterSample[] } {
-  const title = `${run.scenario}: waits grow as 2^attempt seconds plus less than 1 second`;
+  const title = `${run.scenario}: waits grow as 2^attempt seconds`;
   const waits: number[] = [];
   for (let k = 0; k + 1 < run.attempts.length; k += 1) {
     const wait = waitAfter(run.attempts, k);
@@ -23,11 +24,12 @@ export function backoffOf(run: ScenarioRun, ctx: JudgeContext): { check: Check; 
   const jitter: JitterSample[] = [];
   waits.forEach((wait, k) => {
     const min = 2 ** k * S;
-    const max = (2 ** k + 1) * S;
-    // The first wait of a run also holds the client's cold start (hundreds of ms on a loaded
-    // machine): only its minimum is judged.
-    const tooLong = k > 0 && wait >= upperBound(max, ctx.tolerance);
-    if (wait < lowerBound(min, ctx.tolerance) || tooLong) bad.push(`wait ${k} was ${ms(wait)}, expected [${ms(min)}, ${ms(max)})`);
+    // The wait after attempt k is the 2^k step: at least 2^k s, and below the next step, 2^(k+1) s.
+    // Whether the part above 2^k stays below 1 s is the jitter's rule (CLIENT-BACKOFF-JITTER), judged
+    // there; the tolerance only adds what the measurement adds (and the cold start on the first wait).
+    const next = 2 ** (k + 1) * S;
+    const high = upperBound(next, ctx.tolerance, k === 0);
+    if (wait < lowerBound(min, ctx.tolerance) || wait >= high) bad.push(`wait ${k} was ${ms(wait)}, expected [${ms(min)}, ${ms(next)}) (measured bound ${ms(high)})`);
     jitter.push({ scenario: run.scenario, attempt: k, jitterSeconds: wait / S - 2 ** k });
   });
   const detail = `waits ${waits.map((w) => ms(w)).join(', ')}${bad.length > 0 ? `: ${bad.join('; ')}` : ''}`;
@@ -48,15 +50,17 @@ export const MIN_JITTER_SAMPLES = 6;
 
 /**
  * CLIENT-BACKOFF-JITTER over every backoff wait of the certification: each jitter lies in [0, 1)
- * second (with the tolerance; only ≥ 0 for the first wait of a run, which holds the cold start), and the jitters are not constant: the standard deviation of the
- * jitters of waits after attempt 1 on is at least 0.11 s. A uniform jitter has 0.29 s; 10 uniform
- * samples fall below 0.11 s with probability about 3e-4, while the measuring noise of a constant
- * jitter stays below it at time scale 0.25 on a loaded machine. The first wait of each run is left
- * out of that statistic: it includes the client's cold start (up to 150 ms measured under load).
+ * second, the document's bound, widened only by the measuring tolerance (and the cold start on the
+ * first wait of a run); and the jitters are random over that interval, not constant or confined to
+ * a sliver of it: the standard deviation of the jitters of waits after attempt 1 on is at least
+ * 0.11 s (D-CLIENT-TIMING). A uniform jitter in [0, 1) has 0.29 s; 6 uniform samples fall below
+ * 0.11 s with probability about 1e-3, while the measuring noise of a constant jitter stays below
+ * it at time scale 0.25 on a loaded machine. The first wait of each run is left out of that
+ * statistic: it includes the client's cold start.
  */
 export function jitterChecks(samples: readonly JitterSample[], ctx: JudgeContext): Check[] {
   const rangeTitle = 'backoff jitter lies in [0, 1) second';
-  const randomTitle = 'backoff jitter is random, not constant';
+  const randomTitle = 'backoff jitter is random over [0, 1) second, not constant';
   if (samples.length === 0) {
     const why = 'no backoff wait was measured';
     return [skip(ID.jitter, rangeTitle, why), skip(ID.jitter, randomTitle, why)];
@@ -65,8 +69,8 @@ export function jitterChecks(samples: readonly JitterSample[], ctx: JudgeContext
   const outside = samples.filter((s) => {
     const base = 2 ** s.attempt * S;
     const low = (lowerBound(base, ctx.tolerance) - base) / S;
-    const high = (upperBound(base + S, ctx.tolerance) - base) / S;
-    return s.jitterSeconds < low || (s.attempt > 0 && s.jitterSeconds >= high);
+    const high = (upperBound(base + S, ctx.tolerance, s.attempt === 0) - base) / S;
+    return s.jitterSeconds < low || s.jitterSeconds >= high;
   });
   const list = samples.map((s) => s.jitterSeconds.toFixed(2)).join(', ');
   const warm = samples.filter((s) => s.attempt >= 1).map((s) => s.jitterSeconds);
@@ -76,11 +80,11 @@ export function jitterChecks(samples: readonly JitterSample[], ctx: JudgeContext
       ? skip(ID.jitter, randomTitle, `only ${warm.length} waits after a second attempt were measured (${MIN_JITTER_SAMPLES} needed)`)
       : sd >= MIN_JITTER_SD
         ? pass(ID.jitter, randomTitle, `standard deviation ${sd.toFixed(3)} s over ${warm.length} jitters`)
-        : fail(ID.jitter, randomTitle, `the jitters look constant: standard deviation ${sd.toFixed(3)} s (< ${MIN_JITTER_SD} s) over ${warm.length} jitters (${warm.map((j) => j.toFixed(2)).join(', ')})`);
+        : fail(ID.jitter, randomTitle, `the jitters are constant or confined to a narrow band: standard deviation ${sd.toFixed(3)} s (< ${MIN_JITTER_SD} s; a uniform jitter in [0, 1) s has 0.29 s) over ${warm.length} jitters (${warm.map((j) => j.toFixed(2)).join(', ')})`);
   return [
     outside.length === 0
       ? pass(ID.jitter, rangeTitle, `jitters (s): ${list}`)
-      : fail(ID.jitter, rangeTitle, `jitters outside [0, 1) s: ${outside.map((s) => `${s.scenario} wait ${s.attempt}: ${s.jitterSeconds.toFixed(2)}`).join('; ')}`),
+      : fail(ID.jitter, rangeTitle, `jitters outside [0, 1) s (measuring tolerance ${ctx.tolerance.lateMs} ms): ${outside.map((s) => `${s.scenario} wait ${s.attempt}: ${s.jitterSeconds.toFixed(2)}`).join('; ')}; all: ${list}`),
     randomness,
   ];
 }

@@ -3,16 +3,16 @@
  * the recorded attempts and the adapter's output, and builds the shared `results.json` structure.
  */
 import { randomBytes } from 'node:crypto';
-import { packageVersion } from '../../spec/package-files.ts';
-import { exitCodeFor, outcomeFor, summarize } from '../../conformance/report/results.ts';
-import type { RequirementResult, RunResults, TestRecord } from '../../conformance/report/results.ts';
+import { createResults, outcomeFor } from '../../spec/results.ts';
+import type { RequirementResult, RunResults, TestRecord } from '../../spec/results.ts';
 import { jitterChecks } from './backoff.ts';
 import { loadClientRequirements } from './requirements.ts';
 import { runAdapter } from './run-adapter.ts';
-import { DEFAULT_TOLERANCE, waitAfter } from './scenario-kit.ts';
+import { DEFAULT_TOLERANCE } from './scenario-kit.ts';
 import type { Check, JitterSample, JudgeContext, Scenario, ScenarioRun, Tolerance } from './scenario-kit.ts';
 import { bearerCheck, buildScenarios, distinctKeysCheck } from './scenarios.ts';
 import { startScriptedServer } from './scripted-server.ts';
+import { StartGate } from './start-gate.ts';
 
 export interface CertifyOptions {
   /** Shell command of the adapter script. */
@@ -26,6 +26,8 @@ export interface CertifyOptions {
   tolerance?: Tolerance;
   /** Scenarios played at the same time once the time scale is settled (default 1). */
   concurrency?: number;
+  /** Shared limit on adapter processes starting at once (the matrix shares one over every adapter). */
+  gate?: StartGate;
   /** Progress lines (one per scenario, warnings). */
   log?: (line: string) => void;
 }
@@ -34,12 +36,18 @@ export interface Certification {
   results: RunResults;
   runs: ScenarioRun[];
   warnings: string[];
-  /** True when the command could not be run at all (exit 126/127 with no output). */
+  /** True when the adapter failed on the first scenario: the command cannot certify anything (exit code 2). */
   unusable: boolean;
 }
 
 /** Real milliseconds the adapter may take to start and report, on top of the scenario's budget. */
 const STARTUP_ALLOWANCE_MS = 15_000;
+
+/** Adapter processes allowed to start at once when no gate is given: two per core of a 2-core machine (see StartGate). */
+export const DEFAULT_STARTING_AT_ONCE = 4;
+
+/** Characters of an adapter's stderr kept in `results.json` per failed scenario. */
+const STDERR_KEPT = 2000;
 
 function envFor(scenario: Scenario, url: string, token: string, scale: number): Record<string, string> {
   const op = scenario.operation;
@@ -57,22 +65,33 @@ function envFor(scenario: Scenario, url: string, token: string, scale: number): 
 }
 
 async function play(scenario: Scenario, options: CertifyOptions, token: string, scale: number): Promise<ScenarioRun> {
-  const server = await startScriptedServer(scenario.script);
+  const release = options.gate ? await options.gate.acquire(scenario.budgetSeconds) : () => undefined;
   try {
-    const budget = scenario.budgetSeconds * 1000 * scale + STARTUP_ALLOWANCE_MS;
-    const adapter = await runAdapter(options.command, envFor(scenario, server.url, token, scale), budget, options.cwd);
-    return { scenario: scenario.name, attempts: server.attempts, adapter };
+    const server = await startScriptedServer(scenario.script, () => release());
+    try {
+      const budget = scenario.budgetSeconds * 1000 * scale + STARTUP_ALLOWANCE_MS;
+      const adapter = await runAdapter(options.command, envFor(scenario, server.url, token, scale), budget, options.cwd);
+      return { scenario: scenario.name, attempts: server.attempts, adapter };
+    } finally {
+      await server.close();
+    }
   } finally {
-    await server.close();
+    release();
   }
 }
 
-/** True when the first wait shows that the client ignored a time scale below 1. */
-function ignoresScale(scenario: Scenario, run: ScenarioRun, scale: number): boolean | undefined {
-  const wait = waitAfter(run.attempts, 0);
-  if (scale >= 1 || !scenario.firstWaitSeconds || wait === undefined) return undefined;
-  const threshold = scenario.firstWaitSeconds[1] * 1000 * Math.sqrt(scale);
-  return wait > threshold;
+/**
+ * Why the adapter itself failed in `run`, or undefined when it reported. An adapter that exits
+ * without its report line (a crash, nothing printed, garbage) says nothing about the client: the
+ * scenario is not judged and the run is incomplete. An adapter the harness stopped at its budget is
+ * judged: that is the client still retrying or waiting.
+ */
+export function adapterFailure(run: ScenarioRun): string | undefined {
+  const a = run.adapter;
+  if (a.output !== null || a.killed) return undefined;
+  const exit = a.signal ? `was ended by ${a.signal}` : `exited with code ${String(a.exitCode)}`;
+  const stderr = a.stderr.trim();
+  return `scenario ${run.scenario}: the adapter ${exit} without its report line (${a.outputError ?? 'no output'}); stderr: ${stderr === '' ? '(empty)' : stderr.slice(-STDERR_KEPT)}`;
 }
 
 function toTest(check: Check, run: ScenarioRun | undefined): TestRecord {
@@ -89,8 +108,10 @@ function toTest(check: Check, run: ScenarioRun | undefined): TestRecord {
 }
 
 /**
- * Certifies the client behind `options.command` against every selected scenario. A client
- * that ignores a time scale below 1 is detected on its first wait and certified again in real time.
+ * Certifies the client behind `options.command` against every selected scenario. The first
+ * scenario runs alone: an adapter that fails there makes the command unusable (exit 2); its report
+ * says which time scale the client applied (`timeScale`), and a client that did not apply the
+ * requested one is certified in real time, every rule judged on that time base.
  */
 export async function certifyClient(options: CertifyOptions): Promise<Certification> {
   const log = options.log ?? (() => undefined);
@@ -99,73 +120,71 @@ export async function certifyClient(options: CertifyOptions): Promise<Certificat
   const tolerance = options.tolerance ?? DEFAULT_TOLERANCE;
   const token = `hac-${randomBytes(16).toString('hex')}`;
   const warnings: string[] = [];
+  const errors: string[] = [];
   const selected = (scale: number) => buildScenarios(scale).filter((s) => !options.scenarios?.length || options.scenarios.includes(s.name));
 
   let scale = options.timeScale;
-  let list = selected(scale);
-  let played: ({ scenario: Scenario; run: ScenarioRun } | undefined)[] = [];
-  let probed = scale >= 1;
-  let complete = true;
+  const gated: CertifyOptions = { ...options, gate: options.gate ?? new StartGate(DEFAULT_STARTING_AT_ONCE) };
   const playSafe = async (scenario: Scenario): Promise<ScenarioRun | undefined> => {
     try {
-      const run = await play(scenario, options, token, scale);
+      const run = await play(scenario, gated, token, scale);
       log(`${scenario.name}: ${run.attempts.length} attempt(s), ${Math.round(run.adapter.durationMs)} ms`);
       return run;
     } catch (error) {
-      complete = false;
-      warnings.push(`scenario ${scenario.name} could not be played: ${error instanceof Error ? error.message : String(error)}`);
+      errors.push(`scenario ${scenario.name} could not be played: ${error instanceof Error ? error.message : String(error)}`);
       return undefined;
     }
   };
 
-  // The first scenarios run alone: the first one tells whether the command runs at all, and the
-  // first measured wait whether the client follows the time scale.
-  let next = 0;
-  while (next < list.length && (next === 0 || !probed)) {
-    const scenario = list[next] as Scenario;
-    const run = await playSafe(scenario);
-    if (next === 0 && run && run.adapter.output === null && (run.adapter.exitCode === 126 || run.adapter.exitCode === 127)) {
-      const results = buildResults([], options, scale, startedAt, started, warnings, false);
-      return { results: { ...results, exitCode: 2 }, runs: [], warnings: [`the command could not be run (exit ${run.adapter.exitCode}): ${run.adapter.stderr.trim()}`], unusable: true };
-    }
-    const ignored = !probed && run ? ignoresScale(scenario, run, scale) : undefined;
-    if (ignored !== undefined) probed = true;
-    if (ignored) {
-      const warning = `the client ignores HAC_TIME_SCALE=${scale} (scenario ${scenario.name} waited ${Math.round(waitAfter(run?.attempts ?? [], 0) ?? 0)} ms): certifying in real time, which takes several minutes`;
-      warnings.push(warning);
-      log(`warning: ${warning}`);
-      scale = 1;
-      list = selected(scale);
-      played = [];
-      next = 0;
-      continue;
-    }
-    played[next] = run ? { scenario, run } : undefined;
-    next += 1;
+  let list = selected(scale);
+  let probe = list[0] ? await playSafe(list[0]) : undefined;
+  const probeFailure = probe ? adapterFailure(probe) : undefined;
+  if (probeFailure) {
+    errors.push(probeFailure);
+    const notJudged = loadClientRequirements().map((req): RequirementResult => ({ id: req.id, level: req.level, outcome: 'skipped', reason: 'not judged: the adapter failed on the first scenario', tests: [] }));
+    const results = buildResults(notJudged, options, scale, startedAt, started, warnings, false, errors, 2);
+    return { results, runs: [], warnings, unusable: true };
   }
+  const reported = probe?.adapter.output?.timeScale;
+  if (probe && scale < 1 && reported !== scale) {
+    const warning = `the adapter reported ${reported === undefined ? 'no timeScale' : `timeScale ${reported}`} for HAC_TIME_SCALE=${scale}: the client does not apply the time scale, so it is certified in real time (time scale 1), which takes about a minute`;
+    warnings.push(warning);
+    log(`warning: ${warning}`);
+    scale = 1;
+    list = selected(scale);
+    probe = list[0] ? await playSafe(list[0]) : undefined;
+  }
+  const played: (ScenarioRun | undefined)[] = [probe];
+  let next = 1;
   const worker = async (): Promise<void> => {
     while (next < list.length) {
       const index = next++;
-      const scenario = list[index] as Scenario;
-      const run = await playSafe(scenario);
-      played[index] = run ? { scenario, run } : undefined;
+      played[index] = await playSafe(list[index] as Scenario);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, worker));
-  const runs = played.filter((r): r is { scenario: Scenario; run: ScenarioRun } => r !== undefined);
+
+  const judged: { scenario: Scenario; run: ScenarioRun }[] = [];
+  list.forEach((scenario, i) => {
+    const run = played[i];
+    if (!run) return;
+    const failure = adapterFailure(run);
+    if (failure) errors.push(failure);
+    else judged.push({ scenario, run });
+  });
 
   const ctx: JudgeContext = { msPerSecond: 1000 * scale, tolerance, token };
   const checks: { check: Check; run: ScenarioRun | undefined }[] = [];
   const jitter: JitterSample[] = [];
   const keys: (string | null)[] = [];
-  for (const { scenario, run } of runs) {
+  for (const { scenario, run } of judged) {
     const verdict = scenario.judge(run, ctx);
     for (const check of verdict.checks) checks.push({ check, run });
     checks.push({ check: bearerCheck(run, token), run });
     jitter.push(...(verdict.jitter ?? []));
     if (verdict.operationKey !== undefined) keys.push(verdict.operationKey);
   }
-  if (runs.length > 0) {
+  if (judged.length > 0) {
     for (const check of jitterChecks(jitter, ctx)) checks.push({ check, run: undefined });
     checks.push({ check: distinctKeysCheck(keys), run: undefined });
   }
@@ -179,23 +198,20 @@ export async function certifyClient(options: CertifyOptions): Promise<Certificat
     else if (firstFailure) result.reason = `${firstFailure.check.title}: ${firstFailure.check.detail ?? ''}`;
     return result;
   });
-  const results = buildResults(requirements, options, scale, startedAt, started, warnings, complete);
-  return { results, runs: runs.map((r) => r.run), warnings, unusable: false };
+  const results = buildResults(requirements, options, scale, startedAt, started, warnings, errors.length === 0, errors);
+  return { results, runs: judged.map((r) => r.run), warnings, unusable: false };
 }
 
-function buildResults(requirements: RequirementResult[], options: CertifyOptions, scale: number, startedAt: Date, started: number, warnings: string[], complete: boolean): RunResults {
-  return {
-    tool: 'http-api-conformance',
-    version: packageVersion(),
+function buildResults(requirements: RequirementResult[], options: CertifyOptions, scale: number, startedAt: Date, started: number, warnings: string[], complete: boolean, errors: string[], exitCode?: 2): RunResults {
+  return createResults({
     kind: 'client',
     target: { command: options.command, requestedTimeScale: options.timeScale, timeScale: scale, scenarios: options.scenarios ?? [], warnings },
-    startedAt: startedAt.toISOString(),
-    finishedAt: new Date().toISOString(),
+    startedAt,
     durationMs: Math.round(performance.now() - started),
     strict: options.strict ?? false,
     complete,
-    summary: summarize(requirements),
     requirements,
-    exitCode: exitCodeFor(requirements, complete),
-  };
+    errors,
+    ...(exitCode ? { exitCode } : {}),
+  });
 }

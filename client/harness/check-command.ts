@@ -3,9 +3,10 @@
  * (conventions document sections 7 and 8.6) and writes `results.json`.
  */
 import { resolve } from 'node:path';
-import { writeResults } from '../../conformance/report/results.ts';
+import { writeResults } from '../../spec/results.ts';
 import { certifyClient } from './certify.ts';
 import { scenarioNames } from './scenarios.ts';
+import { matrixMarkdown, runMatrix, writeMatrix } from '../matrix/run-matrix.ts';
 
 const USAGE = `usage: http-api-conformance client-check --command "<cmd>" [options]
 
@@ -18,14 +19,18 @@ options:
   --time-scale N      seconds of the document per real second, 0 < N <= 1 (default 0.25; 1 = real time)
   --scenario NAME     run only this scenario (repeatable), one of:
                       ${scenarioNames().join(', ')}
-  --concurrency N     scenarios played at the same time, 1-8 (default 3)
+  --concurrency N     scenarios played at the same time, 1-64 (default 8; at most 4 adapters start at once)
   --strict            SHOULD failures are fatal
   --json              print results.json to stdout instead of the summary
+  --matrix            certify every client of the compatibility matrix (the reference client and
+                      the library adapters of fixtures/clients/) in real time and write
+                      clients-matrix.json and clients-matrix.md into --out (no --command)
 
-exit codes: 0 every MUST passed, 1 a MUST (or, with --strict, a SHOULD) failed, 2 unusable command or arguments`;
+exit codes: 0 every MUST passed, 1 a MUST (or, with --strict, a SHOULD) failed or the run is incomplete
+(an adapter crashed or printed no report), 2 unusable arguments, or an adapter that fails on the first scenario`;
 
 export const DEFAULT_TIME_SCALE = 0.25;
-export const DEFAULT_CONCURRENCY = 3;
+export const DEFAULT_CONCURRENCY = 8;
 
 interface Args {
   command: string;
@@ -35,10 +40,11 @@ interface Args {
   scenarios: string[];
   strict: boolean;
   json: boolean;
+  matrix: boolean;
 }
 
 function parseArgs(argv: string[]): Args | string {
-  const args: Args = { command: '', out: 'conformance-results/client', timeScale: DEFAULT_TIME_SCALE, concurrency: DEFAULT_CONCURRENCY, scenarios: [], strict: false, json: false };
+  const args: Args = { command: '', out: 'conformance-results/client', timeScale: DEFAULT_TIME_SCALE, concurrency: DEFAULT_CONCURRENCY, scenarios: [], strict: false, json: false, matrix: false };
   const known = new Set(scenarioNames());
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] as string;
@@ -65,7 +71,7 @@ function parseArgs(argv: string[]): Args | string {
       }
       case '--concurrency': {
         const v = Number(value());
-        if (!Number.isInteger(v) || v < 1 || v > 8) return '--concurrency must be an integer from 1 to 8';
+        if (!Number.isInteger(v) || v < 1 || v > 64) return '--concurrency must be an integer from 1 to 64';
         args.concurrency = v;
         break;
       }
@@ -81,10 +87,14 @@ function parseArgs(argv: string[]): Args | string {
       case '--json':
         args.json = true;
         break;
+      case '--matrix':
+        args.matrix = true;
+        break;
       default:
         return `unknown option "${arg}"`;
     }
   }
+  if (args.matrix) return args.command === '' ? args : '--matrix runs the adapters of the matrix: leave out --command';
   if (args.command.trim() === '') return '--command is required';
   return args;
 }
@@ -100,15 +110,16 @@ export async function clientCheckCommand(argv: string[]): Promise<number> {
     console.error(`client-check: ${args}\n\n${USAGE}`);
     return 2;
   }
+  if (args.matrix) return matrixCommand(args);
   const log = args.json ? (line: string) => console.error(line) : (line: string) => console.log(`  ${line}`);
   if (!args.json) console.log(`client-check: certifying "${args.command}" (time scale ${args.timeScale})`);
   const certification = await certifyClient({ command: args.command, timeScale: args.timeScale, concurrency: args.concurrency, scenarios: args.scenarios, strict: args.strict, log });
-  if (certification.unusable) {
-    console.error(`client-check: ${certification.warnings.join('\n')}`);
-    return 2;
-  }
   const { results } = certification;
   const file = writeResults(resolve(args.out), results);
+  if (certification.unusable) {
+    console.error(`client-check: the adapter failed on the first scenario, so the command cannot certify a client:\n${(results.errors ?? []).join('\n')}\nresults: ${file}`);
+    return 2;
+  }
   if (args.json) {
     console.log(JSON.stringify(results, null, 2));
   } else {
@@ -121,5 +132,16 @@ export async function clientCheckCommand(argv: string[]): Promise<number> {
     console.log(`\n${s.passed} passed, ${s.failed} failed, ${s.warning} warnings, ${s.skipped} skipped in ${(results.durationMs / 1000).toFixed(1)} s (time scale ${String(results.target.timeScale)})`);
     console.log(`results: ${file}`);
   }
+  if (!results.complete) console.error(`client-check: INCOMPLETE: the adapter failed in some scenarios, which were not judged:\n${(results.errors ?? []).join('\n')}`);
   return results.exitCode;
+}
+
+/** `client-check --matrix`: every client of the compatibility matrix, in real time. */
+async function matrixCommand(args: Args): Promise<number> {
+  console.log('client-check --matrix: certifying every client of the matrix in real time (about a minute)');
+  const run = await runMatrix({ log: (line) => console.log(`  ${line}`) });
+  const files = writeMatrix(resolve(args.out), run);
+  console.log(`\n${matrixMarkdown(run.matrix)}`);
+  console.log(`written: ${files.join(', ')} (each client's results.json in clients-matrix-results/)`);
+  return run.matrix.clients.every((c) => c.complete) ? 0 : 1;
 }

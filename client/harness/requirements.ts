@@ -11,7 +11,9 @@ export const ID = {
   noRetry400422: 'CLIENT-NO-RETRY-400-422',
   noRetryOther4xx: 'CLIENT-NO-RETRY-OTHER-4XX',
   attemptCap: 'CLIENT-ATTEMPT-CAP',
+  attemptsReference: 'CLIENT-ATTEMPTS-REFERENCE',
   timeout: 'CLIENT-TIMEOUT',
+  timeoutReference: 'CLIENT-TIMEOUT-REFERENCE',
   surface: 'CLIENT-SURFACE-LAST-RESPONSE',
   retryAfter: 'CLIENT-RETRY-AFTER',
   exponential: 'CLIENT-BACKOFF-EXPONENTIAL',
@@ -34,6 +36,8 @@ export interface ClientRequirement {
 const FALLBACK_LEVELS: Record<string, Level> = {
   [ID.noRetryOther4xx]: 'SHOULD',
   [ID.ignoreUnknown]: 'SHOULD',
+  [ID.attemptsReference]: 'SHOULD',
+  [ID.timeoutReference]: 'SHOULD',
 };
 
 /**

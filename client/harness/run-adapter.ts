@@ -11,6 +11,8 @@ export interface AdapterOutput {
   problem: Record<string, unknown> | null;
   error: string | null;
   body?: unknown;
+  /** The time scale the client applied to its waits and timeout, when the adapter reports it (absent: real time). */
+  timeScale?: number;
 }
 
 export interface AdapterRun {
@@ -52,6 +54,7 @@ export function parseAdapterOutput(stdout: string): { output: AdapterOutput | nu
       problem: isRecord(parsed.problem) ? parsed.problem : null,
       error: typeof parsed.error === 'string' ? parsed.error : null,
       body: parsed.body,
+      ...(typeof parsed.timeScale === 'number' && parsed.timeScale > 0 ? { timeScale: parsed.timeScale } : {}),
     },
     error: undefined,
   };

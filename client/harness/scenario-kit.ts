@@ -32,16 +32,43 @@ export interface Check {
   detail?: string;
 }
 
-/** Measured-time tolerances in real milliseconds (see client/README.md, "Judging time"). */
+/**
+ * Measured-time tolerances in real milliseconds (see client/README.md, "Judging time"). A bound the
+ * document sets (a jitter below 1 s, a wait of at least `Retry-After`) is enforced at its real value;
+ * these allowances only cover what the measurement itself adds.
+ */
 export interface Tolerance {
-  /** Allowed shortfall below a minimum wait: `lowMs` + 2 % of the expected wait. */
-  lowMs: number;
-  /** Allowed excess above a maximum wait: `highMs` + `relative` × the expected wait. */
-  highMs: number;
-  relative: number;
+  /**
+   * Allowed shortfall below a minimum wait: `earlyMs` + 2 % of the expected wait. A timer never fires
+   * early; this covers the client's clock against the server's (an HTTP-date computed with
+   * `Date.now()`, a timer started a few ms before the response was fully sent).
+   */
+  earlyMs: number;
+  /**
+   * Allowed excess above a maximum, in real ms whatever the time scale: what the measurement adds to
+   * the client's own wait (the end of the response reaching the client, its timer firing late on a
+   * loaded machine, the next request reaching the server). Measured: see NOISE in client/README.md.
+   */
+  lateMs: number;
+  /** Further allowance on the first wait of a run: the client's retry path runs for the first time (module loading, a new connection). */
+  coldStartMs: number;
 }
 
-export const DEFAULT_TOLERANCE: Tolerance = { lowMs: 15, highMs: 200, relative: 0.03 };
+/**
+ * Measured in a matrix run at time scale 1 on the shared 2-core machine with a load average of 21:
+ * clients that wait exactly what they are told (undici's un-jittered backoff, the Retry-After waits
+ * of the reference client, got and ky) arrived at most 51 ms late on warm waits and at most 196 ms
+ * late on the first wait of a run. `lateMs` is three times the warm figure; `lateMs + coldStartMs`
+ * is more than twice the first-wait figure. A timer never fires early, so `earlyMs` is small.
+ */
+export const DEFAULT_TOLERANCE: Tolerance = { earlyMs: 15, lateMs: 150, coldStartMs: 300 };
+
+/**
+ * Granularity of a coarse timer, added to the upper bound of the timeout only: undici fires its
+ * headers and body timeouts from a 500 ms tick ("an accuracy target of within 500ms",
+ * undici lib/util/timers.js), so a correct 5 s timeout fires between 5.0 and 5.5 s.
+ */
+export const COARSE_TIMER_MS = 500;
 
 export interface JudgeContext {
   /** Real milliseconds per second of the document (1000 × time scale). */
@@ -72,8 +99,6 @@ export interface Scenario {
   judge: (run: ScenarioRun, ctx: JudgeContext) => Verdict;
   /** The longest a correct client should take, in seconds of the document (the kill budget). */
   budgetSeconds: number;
-  /** Bounds of the first wait in seconds of the document, used to detect a client that ignores the time scale. */
-  firstWaitSeconds?: [number, number];
 }
 
 /** A problem document body (RFC 9457). */
@@ -90,12 +115,12 @@ export function waitAfter(attempts: readonly AttemptRecord[], k: number): number
 
 /** Smallest acceptable measurement for an expected minimum of `expectedMs`. */
 export function lowerBound(expectedMs: number, tol: Tolerance): number {
-  return expectedMs - (tol.lowMs + 0.02 * expectedMs);
+  return expectedMs - (tol.earlyMs + 0.02 * expectedMs);
 }
 
-/** Largest acceptable measurement for an expected maximum of `expectedMs`. */
-export function upperBound(expectedMs: number, tol: Tolerance): number {
-  return expectedMs + tol.highMs + tol.relative * expectedMs;
+/** Largest acceptable measurement for an expected maximum of `expectedMs` (the first wait of a run also gets the cold-start allowance). */
+export function upperBound(expectedMs: number, tol: Tolerance, firstWait = false): number {
+  return expectedMs + tol.lateMs + (firstWait ? tol.coldStartMs : 0);
 }
 
 export function pass(id: string, title: string, detail?: string): Check {

@@ -20,7 +20,6 @@ function postFailsOnce(): Scenario {
     name: 'post-fails-once',
     description: 'POST /payments: 503 without Retry-After, then 201',
     operation: { kind: 'request', method: 'POST', path: '/payments', body: PAYMENT },
-    firstWaitSeconds: [1, 2],
     budgetSeconds: 15,
     script: (a) => (a.index === 0 ? { kind: 'respond', status: 503, body: problemBody(503, 'Service Unavailable', a.path) } : { kind: 'respond', status: 201, headers: { location: '/payments/1' }, body: payment(1) }),
     judge: (run, ctx): Verdict => {

@@ -9,9 +9,12 @@ import { retryScenarios } from './scenarios-retry.ts';
 import { fail, pass, skip, verdict } from './scenario-kit.ts';
 import type { Check, Scenario, ScenarioRun } from './scenario-kit.ts';
 
-/** Every scenario for a client run with time scale `scale`. The first one also probes the time scale. */
+/**
+ * Every scenario for a client run with time scale `scale`. The first one, quick and untimed, runs
+ * alone: it shows whether the command runs at all and which time scale the adapter reports.
+ */
 export function buildScenarios(scale: number): Scenario[] {
-  return [...retryScenarios(scale), ...finalScenarios(), ...operationScenarios()];
+  return [...finalScenarios(), ...retryScenarios(scale), ...operationScenarios()];
 }
 
 /** The scenario names, for `--scenario` validation and the docs. */

@@ -71,8 +71,8 @@ function send(res: ServerResponse, attempt: AttemptRecord, action: Extract<Actio
   res.end(payload);
 }
 
-/** Starts a scripted server (127.0.0.1, free port) that plays `script` and records every attempt. */
-export async function startScriptedServer(script: Script): Promise<ScriptedServer> {
+/** Starts a scripted server (127.0.0.1, free port) that plays `script` and records every attempt; `onRequest` hears of each arrival. */
+export async function startScriptedServer(script: Script, onRequest?: (attempt: AttemptRecord) => void): Promise<ScriptedServer> {
   const attempts: AttemptRecord[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const server = createServer((req, res) => {
@@ -90,6 +90,7 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
       notes: {},
     };
     attempts.push(attempt);
+    onRequest?.(attempt);
     res.on('close', () => {
       if (attempt.outcome === 'pending') {
         attempt.outcome = 'abandoned';
