@@ -1,0 +1,203 @@
+/**
+ * A throw-away Redis Cluster on loopback for the cluster tests and the bench: N primaries (no
+ * replicas) started with the installed `redis-server --cluster-enabled yes`, joined by
+ * `redis-cli --cluster create … --cluster-yes`, each with an fsynced append-only file so a killed
+ * primary restarts with every write it acknowledged. `stop()` kills them all and removes the folder.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+
+export interface LocalCluster {
+  /** `127.0.0.1:<port>` of every primary, in start order (the `--redis-cluster` value). */
+  nodes: string[];
+  /** Kills primary `index` (SIGKILL: a crash) and waits for its exit. */
+  kill(index: number): Promise<void>;
+  /** Starts primary `index` again on its port and waits until the cluster reports ok. */
+  restart(index: number): Promise<void>;
+  /** The index of the primary that serves `key`'s slot. */
+  primaryOf(key: string): Promise<number>;
+  /** A connection to primary `index` (for assertions and clean-up; the caller disconnects it). */
+  admin(index: number): Redis;
+  /** Deletes every key under `prefix` on every primary (SCAN + UNLINK, never FLUSHALL). */
+  deleteKeys(prefix: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Whether redis-server and redis-cli are installed (the cluster tests skip themselves otherwise). */
+export function clusterToolsInstalled(): boolean {
+  return ['redis-server', 'redis-cli'].every((tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status === 0);
+}
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+/** A free port whose cluster bus port (+10000) is free too. */
+async function freeClusterPort(taken: Set<number>): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const port = 20_000 + Math.floor(Math.random() * 30_000);
+    if (taken.has(port) || taken.has(port + 10_000)) continue;
+    if ((await portFree(port)) && (await portFree(port + 10_000))) return port;
+  }
+  throw new Error('no free port pair for a cluster node');
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Starts a local cluster of `primaries` nodes (default 3); resolves once every node reports `cluster_state:ok`. */
+export async function startLocalCluster(options: { primaries?: number; nodeTimeoutMs?: number } = {}): Promise<LocalCluster> {
+  const count = options.primaries ?? 3;
+  const dir = mkdtempSync(join(tmpdir(), 'hac-cluster-'));
+  const taken = new Set<number>();
+  const ports: number[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const port = await freeClusterPort(taken);
+    taken.add(port).add(port + 10_000);
+    ports.push(port);
+  }
+  const children: (ChildProcess | undefined)[] = ports.map(() => undefined);
+  const admin = (index: number): Redis => {
+    const client = new Redis({ host: '127.0.0.1', port: ports[index] ?? 0, maxRetriesPerRequest: 1, connectTimeout: 1000, lazyConnect: false });
+    client.on('error', () => undefined);
+    return client;
+  };
+
+  async function untilAnswers(index: number): Promise<void> {
+    const deadline = performance.now() + 10_000;
+    while (performance.now() < deadline) {
+      const client = new Redis({ host: '127.0.0.1', port: ports[index] ?? 0, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 300 });
+      client.on('error', () => undefined);
+      try {
+        await client.connect();
+        if ((await client.ping()) === 'PONG') return;
+      } catch {
+        // not up yet
+      } finally {
+        client.disconnect();
+      }
+      if (children[index]?.exitCode != null) throw new Error(`redis-server on port ${ports[index]} exited with ${children[index]?.exitCode}`);
+      await sleep(50);
+    }
+    throw new Error(`redis-server on port ${ports[index]} did not answer within 10 s`);
+  }
+
+  function launch(index: number): void {
+    const port = String(ports[index]);
+    children[index] = spawn(
+      'redis-server',
+      [
+        '--port', port, '--bind', '127.0.0.1', '--protected-mode', 'yes', '--dir', dir,
+        '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`,
+        '--cluster-node-timeout', String(options.nodeTimeoutMs ?? 1000),
+        // A lost primary's slots fail alone; the other primaries keep serving theirs.
+        '--cluster-require-full-coverage', 'no',
+        '--appendonly', 'yes', '--appendfsync', 'always', '--appendfilename', `appendonly-${port}.aof`, '--appenddirname', `aof-${port}`,
+        '--save', '',
+      ],
+      { stdio: 'ignore' },
+    );
+  }
+
+  async function untilClusterOk(): Promise<void> {
+    const deadline = performance.now() + 20_000;
+    while (performance.now() < deadline) {
+      const states = await Promise.all(
+        ports.map(async (_, index) => {
+          const client = admin(index);
+          try {
+            return String(await client.call('CLUSTER', 'INFO')).includes('cluster_state:ok');
+          } catch {
+            return false;
+          } finally {
+            client.disconnect();
+          }
+        }),
+      );
+      if (states.every(Boolean)) return;
+      await sleep(100);
+    }
+    throw new Error('the local cluster did not reach cluster_state:ok within 20 s');
+  }
+
+  async function killChild(index: number): Promise<void> {
+    const child = children[index];
+    children[index] = undefined;
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGKILL');
+    await exited;
+  }
+
+  const stop = async (): Promise<void> => {
+    await Promise.all(ports.map((_, index) => killChild(index)));
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  try {
+    ports.forEach((_, index) => launch(index));
+    await Promise.all(ports.map((_, index) => untilAnswers(index)));
+    const create = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    if (create.status !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stderr || create.stdout}`);
+    await untilClusterOk();
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+
+  return {
+    nodes: ports.map((port) => `127.0.0.1:${port}`),
+    admin,
+    async kill(index) {
+      await killChild(index);
+    },
+    async restart(index) {
+      launch(index);
+      await untilAnswers(index);
+      await untilClusterOk();
+    },
+    async primaryOf(key) {
+      const client = admin(ports.findIndex((_, index) => children[index] !== undefined));
+      try {
+        const slot = Number(await client.call('CLUSTER', 'KEYSLOT', key));
+        const ranges = (await client.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
+        const owner = ranges.find(([from, to]) => slot >= from && slot <= to);
+        const index = ports.indexOf(Number(owner?.[2][1]));
+        if (index < 0) throw new Error(`no primary serves slot ${slot}`);
+        return index;
+      } finally {
+        client.disconnect();
+      }
+    },
+    async deleteKeys(prefix) {
+      if (!prefix || /[*?[\]]/.test(prefix)) throw new Error(`refusing to delete keys for prefix "${prefix}"`);
+      await Promise.all(
+        ports.map(async (_, index) => {
+          if (children[index] === undefined) return;
+          const client = admin(index);
+          try {
+            let cursor = '0';
+            do {
+              const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+              for (const key of keys) await client.unlink(key);
+              cursor = next;
+            } while (cursor !== '0');
+          } finally {
+            client.disconnect();
+          }
+        }),
+      );
+    },
+    stop,
+  };
+}
