@@ -12,6 +12,7 @@ import {
   requirementById,
   serverRequirements,
 } from '../catalogue.ts';
+import { parseDecisions } from '../decisions.ts';
 
 // ajv-formats is CommonJS; its default export sits on `.default` under NodeNext.
 const addFormats = addFormatsModule.default;
@@ -51,26 +52,7 @@ const SERVER_IDS = [
   'QUERY-SORTING', 'QUERY-FILTERING', 'COLLECTION-PAGE-SHAPE', 'REPRESENTATION-SCHEMAS',
 ];
 
-interface DecisionEntry {
-  name: string;
-  text: string;
-  lines: Map<string, string>;
-}
-
 const squash = (s: string): string => s.replace(/\s+/g, ' ').trim();
-
-/** Splits decisions.md into its "## D-NAME: title" entries and their bold-labelled lines. */
-function parseDecisions(markdown: string): DecisionEntry[] {
-  const parts = markdown.split(/^(?=## D-)/m).slice(1);
-  return parts.map((text) => {
-    const name = /^## (D-[A-Z0-9-]+):/.exec(text)?.[1] ?? '';
-    const lines = new Map<string, string>();
-    for (const m of text.matchAll(/^- \*\*([A-Za-z]+):\*\*([^\n]*(?:\n {2}[^\n]*)*)/gm)) {
-      lines.set(m[1] ?? '', squash(m[2] ?? ''));
-    }
-    return { name, text, lines };
-  });
-}
 
 /** Requirement-ID-shaped tokens in a piece of text (backquoted or bare). */
 function idTokens(text: string): string[] {
