@@ -7,11 +7,17 @@ import type { ParsedUrlQuery } from 'node:querystring';
 import { type FieldError, invalidQueryProblem } from './problem.ts';
 import type { StoredResource } from './stores/types.ts';
 
+/** A filter whose value must be one of `values`; `message` names the set when it is too long to list. */
+export interface EnumFilter {
+  values: readonly string[];
+  message: string;
+}
+
 /** How one collection may be queried. */
 export interface CollectionQuerySpec {
   sortable: readonly string[];
-  /** Filter parameter → how its value is parsed (`string`, a positive `integer`, or an enum list). */
-  filters: Readonly<Record<string, 'string' | 'integer' | readonly string[]>>;
+  /** Filter parameter → how its value is parsed (`string`, a positive `integer`, an enum list or an EnumFilter). */
+  filters: Readonly<Record<string, 'string' | 'integer' | readonly string[] | EnumFilter>>;
 }
 
 export interface CollectionQuery {
@@ -21,13 +27,22 @@ export interface CollectionQuery {
   filters: Record<string, string | number>;
 }
 
+/** D-QUERY: `offset` is 0 … 999 999 999 (nine digits), `limit` 1 … 100. */
+export const MAX_OFFSET = 999_999_999;
 const NON_NEGATIVE = /^(0|[1-9][0-9]{0,8})$/;
+
+/** The `field` of an error about a query parameter sent without a name (`?=x`): `field` is never empty (D-QUERY). */
+export const UNNAMED_PARAMETER_FIELD = '(unnamed)';
 
 /** Validates `query` against `spec`; throws 400 `invalid-query` listing every bad parameter. */
 export function parseCollectionQuery(query: ParsedUrlQuery, spec: CollectionQuerySpec): CollectionQuery {
   const errors: FieldError[] = [];
   const result: CollectionQuery = { limit: 20, offset: 0, sort: 'id', filters: {} };
   for (const [name, raw] of Object.entries(query)) {
+    if (name === '') {
+      errors.push({ field: UNNAMED_PARAMETER_FIELD, message: 'a query parameter needs a name' });
+      continue;
+    }
     if (Array.isArray(raw) || raw === undefined) {
       errors.push({ field: name, message: 'must be given at most once' });
       continue;
@@ -38,7 +53,7 @@ export function parseCollectionQuery(query: ParsedUrlQuery, spec: CollectionQuer
       else errors.push({ field: name, message: 'must be an integer from 1 to 100' });
     } else if (name === 'offset') {
       if (NON_NEGATIVE.test(raw)) result.offset = Number(raw);
-      else errors.push({ field: name, message: 'must be an integer ≥ 0' });
+      else errors.push({ field: name, message: `must be an integer from 0 to ${MAX_OFFSET}` });
     } else if (name === 'sort') {
       const field = raw.startsWith('-') ? raw.slice(1) : raw;
       if (spec.sortable.includes(field)) result.sort = raw;
@@ -48,6 +63,9 @@ export function parseCollectionQuery(query: ParsedUrlQuery, spec: CollectionQuer
       if (kind === 'integer') {
         if (/^[1-9][0-9]{0,15}$/.test(raw)) result.filters[name] = Number(raw);
         else errors.push({ field: name, message: 'must be a positive integer' });
+      } else if (typeof kind === 'object' && 'message' in kind) {
+        if (kind.values.includes(raw)) result.filters[name] = raw;
+        else errors.push({ field: name, message: kind.message });
       } else if (Array.isArray(kind)) {
         if (kind.includes(raw)) result.filters[name] = raw;
         else errors.push({ field: name, message: `must be one of ${kind.join(', ')}` });

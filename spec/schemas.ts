@@ -3,6 +3,7 @@ import { packagePath } from './package-files.ts';
 import { join } from 'node:path';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import type { AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type { KeywordDefinition, SchemaValidateFunction } from 'ajv/dist/types/index.js';
 import addFormatsModule from 'ajv-formats';
 
 // ajv and ajv-formats are CommonJS; their default export sits on `.default` under NodeNext.
@@ -35,17 +36,55 @@ function loadSchemas(): Map<string, AnySchemaObject> {
   return schemas;
 }
 
+/** The shortest decimal text that reads back as `value` (ECMAScript Number::toString), as decimal places. */
+function decimalPlacesOf(value: number): number {
+  const text = String(value);
+  const e = text.indexOf('e');
+  const mantissa = e < 0 ? text : text.slice(0, e);
+  const exponent = e < 0 ? 0 : Number(text.slice(e + 1));
+  const dot = mantissa.indexOf('.');
+  return Math.max(0, (dot < 0 ? 0 : mantissa.length - dot - 1) - exponent);
+}
+
+/**
+ * D-FIELDS `maxDecimalPlaces`: true when the JSON number `value` was written with at most `places`
+ * decimals, that is when the shortest decimal that reads back as the same double has at most
+ * `places` decimals. Exact, unlike `multipleOf: 0.01` on doubles (111848.18 / 0.01 is not an
+ * integer in binary floating point). The first test is the fast path: `value` is the double nearest
+ * to an integer number of hundredths (for places = 2) exactly when rounding its scaled value and
+ * scaling back gives it again.
+ */
+export function hasAtMostDecimalPlaces(value: number, places: number): boolean {
+  if (!Number.isFinite(value)) return false;
+  if (Number.isInteger(value)) return true;
+  const scale = 10 ** places;
+  return Math.round(value * scale) / scale === value || decimalPlacesOf(value) <= places;
+}
+
+/** The `maxDecimalPlaces` keyword: the D-FIELDS decimal rule for the server and every schema user. */
+const maxDecimalPlaces: SchemaValidateFunction = (places: number, data: number): boolean => {
+  if (hasAtMostDecimalPlaces(data, places)) return true;
+  maxDecimalPlaces.errors = [{ keyword: 'maxDecimalPlaces', message: `must have at most ${places} decimal places`, params: { limit: places } }];
+  return false;
+};
+
+/** Adds the project's own keywords (`maxDecimalPlaces`) to an Ajv instance: every Ajv that reads spec/schemas/ needs them. */
+export function addSchemaKeywords(ajv: { addKeyword(definition: KeywordDefinition): unknown }): void {
+  ajv.addKeyword({ keyword: 'maxDecimalPlaces', type: 'number', schemaType: 'number', errors: true, validate: maxDecimalPlaces });
+}
+
 /**
  * Creates one Ajv (JSON Schema 2020-12, strict mode, all errors, ajv-formats) holding every
  * schema of `spec/schemas/`. A schema is compiled the first time it is used and kept: importing
  * this module costs no compilation (each conformance worker and the Playwright runner import it,
  * most of them for a few schemas), and `compileAll()` compiles every schema up front (the
- * reference server calls it at start-up, so no request pays for a compilation). `multipleOfPrecision`
- * lets `multipleOf: 0.01` accept binary floats such as 19.99.
+ * reference server calls it at start-up, so no request pays for a compilation). Decimal amounts
+ * use the `maxDecimalPlaces` keyword, never `multipleOf` (D-FIELDS).
  */
 export function createSchemaValidator() {
-  const ajv = new Ajv2020({ strict: true, allErrors: true, multipleOfPrecision: 9 });
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
   addFormats(ajv);
+  addSchemaKeywords(ajv);
   const sources = loadSchemas();
   const ids: Record<string, string> = {};
   for (const [name, schema] of sources) {
@@ -154,6 +193,8 @@ function messageOf(error: ErrorObject): string {
       return `must be less than ${String(p.limit)}`;
     case 'multipleOf':
       return `must be a multiple of ${String(p.multipleOf)}`;
+    case 'maxDecimalPlaces':
+      return `must have at most ${String(p.limit)} decimal places`;
     case 'format':
       return `must be a valid ${String(p.format)}`;
     case 'enum':

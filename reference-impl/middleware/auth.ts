@@ -9,16 +9,19 @@ import { HttpProblem } from '../problem.ts';
 
 const CHALLENGE = 'Bearer realm="api"';
 
+/** 401 for a token that was sent and is malformed or unknown (D-AUTH: a sent token is always checked). */
+export function invalidTokenProblem(): HttpProblem {
+  return new HttpProblem(401, {
+    detail: 'The bearer token is missing, malformed or unknown.',
+    headers: { 'WWW-Authenticate': `${CHALLENGE}, error="invalid_token"` },
+  });
+}
+
 /** Enforces the access rule of the matched route (`ctx.state.route`, set by the route middleware). */
 export function authenticate() {
   return function authMiddleware(ctx: AppContext, next: Next): Promise<void> {
     const { identity, route } = ctx.state;
-    if (identity.kind === 'invalid') {
-      throw new HttpProblem(401, {
-        detail: 'The bearer token is missing, malformed or unknown.',
-        headers: { 'WWW-Authenticate': `${CHALLENGE}, error="invalid_token"` },
-      });
-    }
+    if (identity.kind === 'invalid') throw invalidTokenProblem();
     const access = route?.method?.access ?? 'public';
     if (access === 'public') return next();
     if (identity.kind === 'anonymous') {

@@ -1,12 +1,14 @@
 /**
  * Path and method check before routing (spec/decisions.md D-METHODS, D-PATHS): an unknown path is
  * 404 for every method, a known path with another method is 405 with the exact `Allow`, and
- * OPTIONS is 204 with `Allow`.
+ * OPTIONS is 204 with `Allow`: public like a CORS preflight, but a token that is sent is checked
+ * (D-AUTH), and the item's existence is not looked up (D-METHODS).
  */
 import type { Next } from 'koa';
 import type { AppContext } from '../context.ts';
 import { HttpProblem, notFound } from '../problem.ts';
 import { matchRoute } from '../route-table.ts';
+import { invalidTokenProblem } from './auth.ts';
 import { checkHead } from './head.ts';
 
 /**
@@ -21,6 +23,7 @@ export function routeCheck() {
     if (!match) throw notFound();
     ctx.state.route = match;
     if (ctx.method === 'OPTIONS') {
+      if (ctx.state.identity.kind === 'invalid') throw invalidTokenProblem();
       ctx.set('Allow', match.allow);
       ctx.status = 204;
       return Promise.resolve();

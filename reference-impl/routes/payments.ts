@@ -5,13 +5,19 @@
 import { RouteSet } from './route-set.ts';
 import type { Deps } from '../context.ts';
 import { principalOf } from '../context.ts';
-import { applyQuery, pageDocument, parseCollectionQuery } from '../query.ts';
+import { getSchema } from '../../spec/schemas.ts';
+import { type CollectionQuerySpec, applyQuery, pageDocument, parseCollectionQuery } from '../query.ts';
 import { paymentRepresentation, transferRepresentation } from '../representations.ts';
-import type { ResourceStore, StoredResource } from '../stores/types.ts';
 import { createResources } from '../stores/combined.ts';
+import type { ResourceStore, StoredResource } from '../stores/types.ts';
 import { CREATED_BY, created, createdResponse, getOwnedOr404, idParam, now, validBody } from './common.ts';
 
-const MONEY_QUERY = { sortable: ['id', 'amount', 'createdAt'], filters: { currency: 'string' } } as const;
+/** D-QUERY: `currency` is filtered by the currency list of the schema, so `currency=AAA` is 400. */
+const CURRENCIES = getSchema('currency').enum as readonly string[];
+const MONEY_QUERY: CollectionQuerySpec = {
+  sortable: ['id', 'amount', 'createdAt'],
+  filters: { currency: { values: CURRENCIES, message: 'must be a lowercase ISO 4217 currency code' } },
+};
 
 interface PaymentRequest {
   amount: number;
@@ -52,18 +58,18 @@ function paymentRecords(input: NewPayment, createdAt: string): { payment: Stored
     createdAt,
     ...(input.createdBy === undefined ? {} : { [CREATED_BY]: input.createdBy }),
   };
-  await store.putAll([
-    ['transfers', transfer],
-    ['payments', payment],
-  ]);
-  return payment;
-}
   return { payment, transfer };
 }
 
 /** Stores a succeeded payment and its completed transfer in one step (the transfer first, so a payment never links to nothing). */
 export async function createPayment(store: ResourceStore, input: NewPayment): Promise<StoredResource> {
   const { payment, transfer } = paymentRecords(input, now());
+  await store.putAll([
+    ['transfers', transfer],
+    ['payments', payment],
+  ]);
+  return payment;
+}
 
 /** The payments and transfers router. */
 export function paymentsRoutes({ stores }: Deps): RouteSet {

@@ -31,6 +31,23 @@ test('an unknown token is 401 with error="invalid_token", even on a public route
   }
 });
 
+test('OPTIONS needs no token, but a token that is sent is checked: an unknown one is 401', async () => {
+  const api = client(server.url);
+  for (const path of ['/orders', '/users', '/orders/999999']) {
+    const anonymous = await api.send('OPTIONS', path);
+    expect(anonymous.status, path).toBe(204);
+    expect(anonymous.headers.get('allow'), path).toContain('OPTIONS');
+    const known = await api.send('OPTIONS', path, { token: ALICE });
+    expect(known.status, path).toBe(204);
+    for (const authorization of ['Bearer nope', 'Basic YWxpY2U6cHc=']) {
+      const reply = await api.send('OPTIONS', path, { headers: { Authorization: authorization } });
+      expect(reply.status, `${authorization} ${path}`).toBe(401);
+      expect(reply.headers.get('www-authenticate')).toBe('Bearer realm="api", error="invalid_token"');
+      expect(reply.json).toMatchObject({ status: 401, instance: path });
+    }
+  }
+});
+
 test('a malformed header or another scheme is 401 with error="invalid_token"', async () => {
   for (const authorization of ['Basic YWxpY2U6cHc=', 'Bearer', 'Bearer two tokens', 'dev-token-alice', 'Bearer dev-token-alice!']) {
     const reply = await client(server.url).get('/account', { headers: { Authorization: authorization } });
