@@ -4,11 +4,10 @@
  * derives the exit code from results.json: 0 every MUST passed (and every SHOULD with --strict),
  * 1 a requirement failed or the run did not finish, 2 unusable options, profile or target.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageVersion } from '../../spec/package-files.ts';
-import { summarize, writeResults } from '../report/results.ts';
-import type { RunResults } from '../report/results.ts';
+import { createResults, readResults, writeResults } from '../../spec/results.ts';
+import type { RunResults } from '../../spec/results.ts';
 import { writeReportFiles } from '../report/report-files.ts';
 import type { EmbeddedTarget } from '../target/embedded.ts';
 import { formatSummary } from '../report/summary-table.ts';
@@ -45,31 +44,18 @@ async function startEmbedded(): Promise<Embedded> {
   return startEmbeddedTarget({ instances: 1, store: 'memory' });
 }
 
-/** results.json of a run that could not start: never a success. */
+/** results.json of a run that could not start (exit 2), or (exit 1) one whose suite wrote no results: never a success. */
 function notRun(options: RunOptions, target: Record<string, unknown>, errors: string[], started: Date): RunResults {
-  const finished = new Date();
-  return {
-    tool: 'http-api-conformance',
-    version: packageVersion(),
-    kind: 'server',
-    target,
-    startedAt: started.toISOString(),
-    finishedAt: finished.toISOString(),
-    durationMs: finished.getTime() - started.getTime(),
-    strict: options.strict,
-    complete: false,
-    summary: summarize([]),
-    requirements: [],
-    exitCode: 2,
-    errors,
-  };
+  return createResults({ kind: 'server', target, startedAt: started, strict: options.strict, complete: false, requirements: [], exitCode: 2, errors });
 }
 
-/** Reads the results.json the reporter wrote, or undefined when there is none. */
-function readResults(file: string): RunResults | undefined {
+/** The results.json the reporter wrote (checked against its schema), or undefined when there is none or it is unusable. */
+function reportedResults(file: string): RunResults | undefined {
+  if (!existsSync(file)) return undefined;
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as RunResults;
-  } catch {
+    return readResults(file);
+  } catch (error) {
+    console.error(`http-api-conformance run: ${(error as Error).message}`);
     return undefined;
   }
 }
@@ -178,10 +164,10 @@ export async function runCommand(args: string[]): Promise<number> {
     });
     const suiteMs = performance.now() - suiteStarted;
 
-    const results = readResults(resultsFile);
+    const results = reportedResults(resultsFile);
     if (!results) {
       console.error('http-api-conformance run: the suite wrote no results.json: the run did not finish');
-      const unfinished: RunResults = { ...notRun(options, target, ['the suite wrote no results'], started), exitCode: 1 };
+      const unfinished = createResults({ kind: 'server', target, startedAt: started, strict: options.strict, complete: false, requirements: [], errors: ['the suite wrote no results'] });
       writeResults(options.out, unfinished);
       writeReportFiles(options.out, unfinished);
       return 1;

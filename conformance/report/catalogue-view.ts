@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { packagePath } from '../../spec/package-files.ts';
-import type { Level } from './results.ts';
+import type { Level } from '../../spec/results.ts';
 
 export interface CatalogueEntry {
   id: string;

@@ -8,7 +8,7 @@ import type { Requirement } from '../../spec/catalogue.ts';
 import { badgeSvg } from './badge.ts';
 import { renderHtmlReport } from './html-report.ts';
 import { reportView } from './report-view.ts';
-import type { RunResults } from './results.ts';
+import type { RunResults } from '../../spec/results.ts';
 
 export interface ReportFiles {
   html: string;

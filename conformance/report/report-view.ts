@@ -8,7 +8,7 @@ import { loadCatalogue } from '../../spec/catalogue.ts';
 import type { Requirement } from '../../spec/catalogue.ts';
 import { loadDecisions } from '../../spec/decisions.ts';
 import type { DecisionEntry } from '../../spec/decisions.ts';
-import type { Level, Outcome, RequirementResult, RunResults, TestRecord } from './results.ts';
+import type { Level, Outcome, RequirementResult, RunResults, TestRecord } from '../../spec/results.ts';
 
 /** `pass`: exit 0. `fail`: a requirement failed in a complete run. `incomplete`: the run did not finish. `error`: it could not start (exit 2). */
 export type Verdict = 'pass' | 'fail' | 'incomplete' | 'error';

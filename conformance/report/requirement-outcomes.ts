@@ -4,8 +4,8 @@
  * feature is detected and reported; a requirement without a run test is skipped with a reason).
  */
 import type { CatalogueEntry } from './catalogue-view.ts';
-import { outcomeFor } from './results.ts';
-import type { RequirementResult, TestRecord } from './results.ts';
+import { outcomeFor } from '../../spec/results.ts';
+import type { RequirementResult, TestRecord } from '../../spec/results.ts';
 
 export interface OutcomeOptions {
   strict: boolean;

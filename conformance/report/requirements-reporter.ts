@@ -1,6 +1,6 @@
 /**
  * Playwright reporter of the conformance suite: groups the tests by the requirement IDs they declare
- * and writes `results.json` (conformance/report/results.ts) with an outcome for every server
+ * and writes `results.json` (spec/results.ts) with an outcome for every server
  * requirement of the catalogue. The CLI's exit code comes from this file, not from Playwright's.
  *
  * Settings come from the options of the reporter entry or from the environment the CLI sets:
@@ -10,11 +10,10 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestError } from '@playwright/test/reporter';
-import { packageVersion } from '../../spec/package-files.ts';
 import { serverCatalogue } from './catalogue-view.ts';
 import { requirementResults } from './requirement-outcomes.ts';
-import { exitCodeFor, summarize, writeResults } from './results.ts';
-import type { RunResults, TestRecord } from './results.ts';
+import { createResults, writeResults } from '../../spec/results.ts';
+import type { TestRecord } from '../../spec/results.ts';
 import { recordOf, requirementIdsOf, stripAnsi } from './test-record.ts';
 import { writeReportFiles } from './report-files.ts';
 
@@ -25,11 +24,6 @@ export interface RequirementsReporterOptions {
   grep?: string;
   /** Another catalogue file (tests of the reporter itself). */
   catalogue?: string;
-}
-
-/** The suite version: package.json `version`. */
-function suiteVersion(): string {
-  return packageVersion();
 }
 
 /** What was tested, from the resolved profile file (`HAC_PROFILE_SOURCE`: the file the user gave). */
@@ -102,24 +96,19 @@ export default class RequirementsReporter implements Reporter {
     const catalogue = serverCatalogue(this.options.catalogue);
     const known = new Set(catalogue.map((r) => r.id));
     const requirements = requirementResults(catalogue, testsById, { strict: this.options.strict, ...(this.options.grep ? { grep: this.options.grep } : {}) });
-    const results: RunResults = {
-      tool: 'http-api-conformance',
-      version: suiteVersion(),
+    const unknownIds = [...testsById.keys()].filter((id) => !known.has(id)).sort();
+    const results = createResults({
       kind: 'server',
       target: targetOf(this.options.profile),
-      startedAt: this.started.toISOString(),
-      finishedAt: finished.toISOString(),
-      durationMs: finished.getTime() - this.started.getTime(),
+      startedAt: this.started,
+      finishedAt: finished,
       strict: this.options.strict,
       complete,
-      summary: summarize(requirements),
       requirements,
-      exitCode: exitCodeFor(requirements, complete),
-    };
-    if (this.options.grep) results.grep = this.options.grep;
-    if (errors.length > 0) results.errors = errors;
-    const unknown = [...testsById.keys()].filter((id) => !known.has(id));
-    if (unknown.length > 0) results.unknownIds = unknown.sort();
+      ...(this.options.grep ? { grep: this.options.grep } : {}),
+      errors,
+      unknownIds,
+    });
     writeResults(this.options.outDir, results);
     writeReportFiles(this.options.outDir, results, this.options.catalogue);
   }

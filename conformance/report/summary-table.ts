@@ -2,7 +2,7 @@
  * The text summary the CLI prints after a run: one row per requirement (ID, level, outcome, reason),
  * then the counts per level and the verdict.
  */
-import type { Level, Outcome, RunResults } from './results.ts';
+import type { Level, Outcome, RunResults } from '../../spec/results.ts';
 
 const ORDER: Record<Outcome, number> = { failed: 0, warning: 1, skipped: 2, passed: 3 };
 const LEVELS: Level[] = ['MUST', 'SHOULD', 'MAY'];

@@ -7,7 +7,7 @@ import type { TestCase, TestResult } from '@playwright/test/reporter';
 import { REQUIREMENT_ID } from './catalogue-view.ts';
 import { EXCHANGE_ATTACHMENT } from './exchange.ts';
 import type { Exchange } from './exchange.ts';
-import type { TestRecord } from './results.ts';
+import type { TestRecord } from '../../spec/results.ts';
 
 /**
  * The requirement IDs a test declares: `requirement` annotations (static, or added while it ran)
