@@ -6,34 +6,15 @@
  */
 import { curlFor } from '../support/curl.ts';
 import type { HttpResponse, SentRequest } from '../support/http.ts';
+import type { Exchange } from '../../spec/results.ts';
+
+export type { Exchange };
 
 /** Name of the Playwright attachment that carries an `Exchange` as JSON. */
 export const EXCHANGE_ATTACHMENT = 'hac-evidence';
 
 /** Bodies are cut to this many characters in the evidence (the 413 check sends 2 MiB). */
 export const BODY_EXCERPT_CHARS = 2048;
-
-export interface Exchange {
-  /** A `curl` command that repeats the request; a body longer than the excerpt is cut (see `request.bodyBytes`). */
-  curl: string;
-  request: {
-    method: string;
-    url: string;
-    /** Size of the body sent, when there was one. */
-    bodyBytes?: number;
-  };
-  /** Absent when the target did not answer (`error` says why). */
-  response?: {
-    status: number;
-    /** Every response header, lower-case names. */
-    headers: Record<string, string>;
-    /** The first characters of the body. */
-    body: string;
-    bodyBytes: number;
-  };
-  /** Why no response was received (timeout, connection reset). */
-  error?: string;
-}
 
 function excerpt(text: string): string {
   return text.length > BODY_EXCERPT_CHARS ? `${text.slice(0, BODY_EXCERPT_CHARS)}…` : text;

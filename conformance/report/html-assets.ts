@@ -24,6 +24,7 @@ dl.meta dd { margin: 0; overflow-wrap: anywhere; }
 main { padding: 0 32px 48px; max-width: 1280px; }
 .errors { border: 1px solid var(--fail); background: #ffebe9; padding: 8px 16px; margin-top: 20px; border-radius: 6px; }
 .errors.warnings { border-color: var(--warn); background: #fff8c5; }
+.errors.repeat { border-color: var(--line); background: var(--soft); }
 .counts { display: flex; flex-wrap: wrap; gap: 32px; align-items: flex-start; }
 table { border-collapse: collapse; font-size: 14px; }
 th, td { border-bottom: 1px solid var(--line); padding: 4px 10px; text-align: right; }

@@ -11,7 +11,7 @@ import type { Exchange } from './exchange.ts';
 import { REPORT_CSS, REPORT_JS } from './html-assets.ts';
 import { OUTCOMES } from './report-view.ts';
 import type { Counts, ReportView, RequirementView } from './report-view.ts';
-import type { TestRecord } from './results.ts';
+import type { TestRecord } from '../../spec/results.ts';
 
 /** Escapes text for HTML content and double-quoted attributes. */
 export function escapeHtml(text: string): string {
@@ -110,13 +110,22 @@ function meta(view: ReportView): string {
   return `<dl class="meta">${rows.map(([k, v]) => `<dt>${e(k)}</dt><dd>${e(v)}</dd>`).join('')}</dl>`;
 }
 
+/** `run --repeat N`: the runs' exit codes and the requirements whose outcome differed between runs. */
+function repeated(view: ReportView): string {
+  const repeat = view.results.repeat;
+  if (!repeat) return '';
+  const items = repeat.disagreeing.map((id) => `<li><a href="#req-${e(id)}"><code>${e(id)}</code></a>: ${e((repeat.outcomes[id] ?? []).join(', '))}</li>`).join('');
+  const verdict = repeat.disagreeing.length > 0 ? `<p>The outcome of ${repeat.disagreeing.length} requirement(s) differed between runs:</p><ul>${items}</ul>` : '<p>Every requirement had the same outcome in every run.</p>';
+  return `<section class="errors repeat" id="repeat"><h2>${repeat.runs} runs</h2><p>Exit codes: ${e(repeat.exitCodes.join(', '))}.</p>${verdict}</section>`;
+}
+
 /** The whole page for `view`; `badge` is the SVG of badge.svg, shown inline. */
 export function renderHtmlReport(view: ReportView, badge = ''): string {
   const r = view.results;
   const name = typeof r.target.name === 'string' ? r.target.name : r.kind === 'client' ? 'client' : 'target';
   const csp = `default-src 'none'; style-src ${sha256(REPORT_CSS)}; script-src ${sha256(REPORT_JS)}; img-src data:`;
   const errors = [...(r.errors ?? []), ...(r.unknownIds?.length ? [`requirement IDs declared by tests but missing from the catalogue: ${r.unknownIds.join(', ')}`] : [])];
-  const warnings = (r as { warnings?: string[] }).warnings ?? [];
+  const warnings = r.warnings ?? [];
   const counts = (o: string): number => (o === 'all' ? view.requirements.length : view.requirements.filter((q) => q.outcome === o).length);
   return `<!doctype html>
 <html lang="en">
@@ -137,6 +146,7 @@ ${meta(view)}
 <main>
 ${errors.length > 0 ? `<section class="errors"><h2>Run problems</h2><ul>${errors.map((x) => `<li>${e(x)}</li>`).join('')}</ul></section>` : ''}
 ${warnings.length > 0 ? `<section class="errors warnings"><h2>Warnings</h2><ul>${warnings.map((x) => `<li>${e(x)}</li>`).join('')}</ul></section>` : ''}
+${repeated(view)}
 <section class="counts">
 <div><h2>Per level</h2><table id="per-level">${countsHeader('level')}<tbody>${view.byLevel.map((l) => `<tr><th>${l.level}</th>${countCells(l.counts)}</tr>`).join('')}</tbody></table></div>
 <div><h2>Per area</h2><table id="per-area">${countsHeader('area')}<tbody>${view.byArea.map((a) => `<tr><th><button class="area-link" type="button" data-filter-area="${e(a.area)}">${e(a.area)}</button></th>${countCells(a.counts)}</tr>`).join('')}</tbody></table></div>

@@ -4,7 +4,7 @@
  * verdict reads FAIL, the failed requirement shows the failing request as a curl line with the
  * response received, skipped requirements show their reasons, and the outcome and area filters work.
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -12,7 +12,8 @@ import { chromium, expect, test } from '@playwright/test';
 import type { Browser, Page } from '@playwright/test';
 import { checkVariant } from '../../fixtures/broken/check.ts';
 import { VARIANTS } from '../../fixtures/broken/index.ts';
-import type { RunResults } from '../report/results.ts';
+import { readResults } from '../../spec/results.ts';
+import type { RunResults } from '../../spec/results.ts';
 
 /** Debian's package; HAC_CHROMIUM names another binary (or a missing one, to see the skip). */
 const CHROMIUM = process.env.HAC_CHROMIUM ?? '/usr/bin/chromium';
@@ -36,7 +37,7 @@ test.beforeAll(async () => {
   const outcome = await checkVariant(variant, { outRoot, workers: 1 });
   expect(outcome.error, 'the run against the variant is usable').toBeUndefined();
   const runDir = join(outcome.outDir, 'run');
-  results = JSON.parse(readFileSync(join(runDir, 'results.json'), 'utf8')) as RunResults;
+  results = readResults(join(runDir, 'results.json'));
   browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.on('request', (request) => requests.push(request.url()));

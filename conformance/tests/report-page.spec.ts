@@ -9,8 +9,8 @@ import { badgeColour, badgeMessage, badgeSvg } from '../report/badge.ts';
 import { renderHtmlReport } from '../report/html-report.ts';
 import { REPORT_JS } from '../report/html-assets.ts';
 import { reportView } from '../report/report-view.ts';
-import { summarize } from '../report/results.ts';
-import type { RequirementResult, RunResults } from '../report/results.ts';
+import { summarize } from '../../spec/results.ts';
+import type { RequirementResult, RunResults } from '../../spec/results.ts';
 
 const HOSTILE = '<script>alert(1)</script><img src="https://example.invalid/x.png">';
 
@@ -61,6 +61,8 @@ test('a failed, an incomplete and an unstarted run each have their verdict and b
   expect(page).toContain('<li>target unreachable</li>');
   const insecure = renderHtmlReport(reportView({ ...run([passed]), warnings: ['TLS certificate verification was OFF'] } as RunResults));
   expect(insecure).toContain('<h2>Warnings</h2><ul><li>TLS certificate verification was OFF</li>');
+  const flaky = renderHtmlReport(reportView(run([passed], { repeat: { runs: 3, exitCodes: [0, 1, 0], outcomes: { 'AUTH-401-MISSING': ['passed', 'failed', 'passed'] }, disagreeing: ['AUTH-401-MISSING'] } })));
+  expect(flaky).toContain('<li><a href="#req-AUTH-401-MISSING"><code>AUTH-401-MISSING</code></a>: passed, failed, passed</li>');
 });
 
 test('each requirement carries its area, quote, section and the decisions that refine it; failures come first', () => {
@@ -77,7 +79,7 @@ test('a hostile response body is shown as text, and the page loads nothing and r
   const page = renderHtmlReport(reportView(run([passed, failed])), badgeSvg(reportView(run([passed, failed]))));
   expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=&quot;https://example.invalid/x.png&quot;&gt;');
   expect(page.match(/<script/g)).toHaveLength(1);
-  expect(page).not.toMatch(/\s(src|href)=["']/);
+  expect(page).not.toMatch(/\s(src|href)=["'](?!#)/);
   expect(page).not.toContain('date: Thu');
   const hash = createHash('sha256').update(REPORT_JS, 'utf8').digest('base64');
   expect(page).toContain(`default-src 'none'; style-src 'sha256-`);
