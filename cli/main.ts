@@ -8,6 +8,7 @@ commands:
   run            run the conformance suite against a target (default: the embedded reference server)
   serve          start the reference server
   client-check   certify an HTTP client against the client retry rules
+  init           write a target profile from an OpenAPI document
   help           print this message
 
 Run "http-api-conformance <command> --help" for the options of a command.`;
@@ -18,6 +19,7 @@ const commands: Record<string, () => Promise<Command>> = {
   run: async () => (await import('../conformance/cli/run-command.ts')).runCommand,
   serve: async () => (await import('../reference-impl/serve-command.ts')).serveCommand,
   'client-check': async () => (await import('../client/harness/check-command.ts')).clientCheckCommand,
+  init: async () => (await import('./init/command.ts')).initCommand,
 };
 
 /** Runs the command line `argv` (without node and script) and returns the exit code. */

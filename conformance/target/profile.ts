@@ -94,8 +94,23 @@ export function profileProblems(data: unknown): string[] {
   return [...new Set((validate.errors ?? []).map(describeError))];
 }
 
+/**
+ * Every value of a profile document still marked `TODO` (what `init` writes for a value it could not
+ * get), as `/json/pointer: marker`: such a profile is refused naming the field.
+ */
+export function todoMarkers(value: unknown, pointer = ''): string[] {
+  if (typeof value === 'string') return value.startsWith('TODO') ? [`${pointer || '(profile)'}: ${value}`] : [];
+  if (Array.isArray(value)) return value.flatMap((v, i) => todoMarkers(v, `${pointer}/${i}`));
+  if (typeof value === 'object' && value !== null) return Object.entries(value).flatMap(([k, v]) => todoMarkers(v, `${pointer}/${k}`));
+  return [];
+}
+
 /** Validates parsed data as a profile and returns it typed; throws ProfileError naming the bad fields. */
 export function parseProfile(data: unknown, source = 'profile'): TargetProfile {
+  const todos = todoMarkers(data);
+  if (todos.length > 0) {
+    throw new ProfileError(`${source} still has values to fill in (or members to delete, where the marker says so):\n  ${todos.join('\n  ')}`);
+  }
   const problems = profileProblems(data);
   if (problems.length > 0) {
     throw new ProfileError(`${source} is not a valid target profile:\n  ${problems.join('\n  ')}`);

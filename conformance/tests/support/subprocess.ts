@@ -27,6 +27,12 @@ export function tempOut(label: string): string {
 
 /** Runs `node <args>` in the package root; kills its process group after `killAfterMs` (the result then has code null). */
 export function runNode(args: string[], env: NodeJS.ProcessEnv = {}, killAfterMs = 120_000): Promise<Finished> {
+  return runProcess(process.execPath, args, { cwd: PACKAGE_ROOT, env, killAfterMs });
+}
+
+/** Runs `command <args>` in `cwd` (`env` over the parent's, undefined removes); kills its process group after `killAfterMs` (the result then has code null). */
+export function runProcess(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; killAfterMs?: number }): Promise<Finished> {
+  const { cwd, env = {}, killAfterMs = 120_000 } = options;
   const started = performance.now();
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, FORCE_COLOR: '0' };
   // The parent Playwright run's own settings must not leak into the child run.
@@ -34,7 +40,7 @@ export function runNode(args: string[], env: NodeJS.ProcessEnv = {}, killAfterMs
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete childEnv[name];
   return new Promise((resolve, reject) => {
     // Its own process group, so a kill also reaches the Playwright run the CLI spawns.
-    const child = spawn(process.execPath, args, { cwd: PACKAGE_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(command, args, { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -1,0 +1,136 @@
+/**
+ * Reading the user's OpenAPI 3.0/3.1 document for `init`: from a file or an http(s) URL, validated
+ * and dereferenced with @readme/openapi-parser. A schema whose `$id` names where it is published
+ * (`https://example.com/schemas/order.schema.json`) but that is shipped beside the document is read
+ * from the local copy: a `$ref` resolved against that `$id` finds its sibling file without a network fetch.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+
+/** A dereferenced OpenAPI document: the members `init` reads. */
+export interface OpenApiDocument {
+  openapi: string;
+  info?: { title?: string };
+  servers?: { url: string }[];
+  paths: Record<string, PathItem>;
+  security?: SecurityRequirement[];
+  components?: { securitySchemes?: Record<string, SecurityScheme> };
+}
+
+export type SecurityRequirement = Record<string, string[]>;
+
+export interface SecurityScheme {
+  type: string;
+  scheme?: string;
+  in?: string;
+  name?: string;
+}
+
+export interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: JsonSchema;
+  example?: unknown;
+}
+
+export interface MediaType {
+  schema?: JsonSchema;
+  example?: unknown;
+  examples?: Record<string, { value?: unknown }>;
+}
+
+export interface Operation {
+  operationId?: string;
+  security?: SecurityRequirement[];
+  parameters?: Parameter[];
+  requestBody?: { required?: boolean; content?: Record<string, MediaType> };
+  responses?: Record<string, { content?: Record<string, MediaType> }>;
+}
+
+export type PathItem = Partial<Record<(typeof HTTP_METHODS)[number], Operation>> & { parameters?: Parameter[] };
+
+/** A JSON Schema (2020-12 or the OpenAPI 3.0 dialect), dereferenced: no `$ref` left but circular ones. */
+export type JsonSchema = { [keyword: string]: unknown } | boolean;
+
+/** The operation keys of a path item, lowercase as OpenAPI writes them. */
+export const HTTP_METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options', 'trace'] as const;
+
+/** Thrown when the document cannot be read or is not an OpenAPI 3.x document; the message says why. */
+export class OpenApiError extends Error {
+  override readonly name = 'OpenApiError';
+}
+
+function isUrl(location: string): boolean {
+  return /^https?:\/\//i.test(location);
+}
+
+/**
+ * The file resolver of the parser, extended: it remembers, for each schema file carrying an absolute
+ * `$id`, the folder that `$id` names, and reads an http(s) reference into that folder from the local
+ * folder when the file is there. Other http(s) references are left to the parser's own resolver.
+ */
+function localFirstResolver(): object {
+  const mirrors = new Map<string, string>(); // `$id` folder URL -> local folder
+  const remember = (path: string, text: string): void => {
+    let data: unknown;
+    try {
+      data = parseYaml(text);
+    } catch {
+      return;
+    }
+    const id = typeof data === 'object' && data !== null ? (data as { $id?: unknown }).$id : undefined;
+    if (typeof id === 'string' && isUrl(id)) mirrors.set(new URL('.', id).href, dirname(path));
+  };
+  const localPath = (url: string): string | undefined => {
+    const bare = url.split('#')[0] ?? url;
+    if (bare.startsWith('file:')) return fileURLToPath(bare);
+    if (!isUrl(bare)) return decodeURIComponent(bare);
+    for (const [folder, local] of mirrors) {
+      if (!bare.startsWith(folder)) continue;
+      const candidate = join(local, decodeURIComponent(bare.slice(folder.length)));
+      if (existsSync(candidate)) return candidate;
+    }
+    return undefined;
+  };
+  return {
+    order: 1,
+    canRead: (file: { url: string }) => localPath(file.url) !== undefined,
+    read: async (file: { url: string }) => {
+      const path = localPath(file.url) as string;
+      const text = await readFile(path, 'utf8');
+      remember(path, text);
+      return text;
+    },
+  };
+}
+
+/** Reads, validates and dereferences the OpenAPI document at `location` (a file path or an http(s) URL). */
+export async function loadOpenApi(location: string, cwd: string = process.cwd()): Promise<OpenApiDocument> {
+  const source = isUrl(location) ? location : resolve(cwd, location);
+  if (!isUrl(source)) {
+    try {
+      readFileSync(source);
+    } catch (error) {
+      throw new OpenApiError(`cannot read the OpenAPI document ${location}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+  }
+  const { dereference, validate, compileErrors } = await import('@readme/openapi-parser');
+  const options = { resolve: { file: localFirstResolver() }, dereference: { circular: 'ignore' } };
+  const target = isUrl(source) ? source : pathToFileURL(source).href;
+  let result;
+  try {
+    result = await validate(target, options as never);
+  } catch (error) {
+    throw new OpenApiError(`cannot read the OpenAPI document ${location}: ${(error as Error).message}`);
+  }
+  if (!result.valid) throw new OpenApiError(`${location} is not a valid OpenAPI document:\n${compileErrors(result)}`);
+  const doc = (await dereference(target, options as never)) as unknown as OpenApiDocument;
+  if (typeof doc.openapi !== 'string' || !/^3\.[01]\./.test(doc.openapi)) {
+    throw new OpenApiError(`${location}: init reads OpenAPI 3.0 and 3.1 documents (this one says openapi: ${String(doc.openapi ?? doc)})`);
+  }
+  return doc;
+}

@@ -1,0 +1,134 @@
+/**
+ * `http-api-conformance init`: the profile drafted from an OpenAPI document (collections, methods,
+ * bodies, invalid bodies, protected endpoint, idempotent POST, features), the values asked on a
+ * terminal, the TODO markers `run` refuses, and --force. The installed-package flow (init, then run
+ * to exit 0 on spec/openapi.yaml and on the widgets document) is in package-install.spec.ts.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { test, expect } from '@playwright/test';
+import { askMissing } from '../../cli/init/answers.ts';
+import { invalidBody, validBody } from '../../cli/init/bodies.ts';
+import { draftProfile } from '../../cli/init/draft.ts';
+import { loadOpenApi, OpenApiError } from '../../cli/init/openapi.ts';
+import { getValidator } from '../../spec/schemas.ts';
+import { CLI, PACKAGE_ROOT, runNode, tempOut } from './support/subprocess.ts';
+
+const SPEC_OPENAPI = join(PACKAGE_ROOT, 'spec', 'openapi.yaml');
+const WIDGETS_OPENAPI = join(PACKAGE_ROOT, 'fixtures', 'widgets-api', 'openapi.yaml');
+
+test('the widgets document gives one collection with its exact methods, bodies, the protected endpoint and the idempotent POST', async () => {
+  const draft = draftProfile(await loadOpenApi(WIDGETS_OPENAPI), 'widgets');
+  expect(draft.collections).toEqual([
+    {
+      name: 'widgets',
+      path: '/widgets',
+      itemPath: '/widgets/{id}',
+      methods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
+      itemMethods: ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'],
+      auth: { read: true, write: true },
+      create: { name: 'widget', color: 'blue', weightGrams: 120 },
+      invalid: { body: { name: '', color: 12345, unexpectedMember: 1 }, fields: ['name', 'color', 'unexpectedMember'] },
+      replace: { name: 'renamed', color: 'green' },
+    },
+  ]);
+  expect(draft.protected).toEqual({ method: 'GET', path: '/me' });
+  expect(draft.idempotency?.path).toBe('/widgets');
+  expect(draft.idempotency?.otherBody).not.toEqual(draft.idempotency?.body);
+  expect(draft.limitedCandidate).toMatchObject({ method: 'POST', path: '/widgets' });
+  expect(draft.features).toEqual({ exampleApi: false, hypermedia: false });
+  expect(draft.notes.join('\n')).toContain('features.exampleApi is false');
+});
+
+test('spec/openapi.yaml gives the example API: every top-level collection, valid sampled bodies, {{unique}} in the email, hypermedia', async () => {
+  const draft = draftProfile(await loadOpenApi(SPEC_OPENAPI), 'spec/openapi.yaml');
+  expect(draft.collections.map((c) => c.path)).toEqual(expect.arrayContaining(['/users', '/orders', '/payments', '/transfers', '/authors']));
+  expect(draft.features).toEqual({ exampleApi: true, hypermedia: true });
+  expect(draft.protected).toEqual({ method: 'GET', path: '/account' });
+  const users = draft.collections.find((c) => c.path === '/users');
+  expect(users?.auth).toEqual({ read: false, write: true });
+  expect(String(users?.create?.email)).toMatch(/-\{\{unique\}\}@/);
+  expect(users?.invalid?.fields).toEqual(['name', 'email', 'unexpectedMember']);
+  expect(draft.collections.find((c) => c.path === '/transfers')?.create).toBeUndefined();
+  expect(draft.notes.join('\n')).toContain('/posts/{id}/comments');
+  // Every create body is valid against the project's own request schema once {{unique}} is filled.
+  for (const [path, schema] of [['/users', 'user-request'], ['/orders', 'order-request'], ['/payments', 'payment-request'], ['/authors', 'author-request']] as const) {
+    const body = JSON.parse(JSON.stringify(draft.collections.find((c) => c.path === path)?.create).split('{{unique}}').join('x1')) as unknown;
+    const validate = getValidator(schema);
+    expect(validate(body), `${path}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    expect(getValidator(schema)(draft.collections.find((c) => c.path === path)?.invalid?.body)).toBe(false);
+  }
+});
+
+test('{{unique}} goes where a value must differ per request, and each invalid value breaks its own constraint', () => {
+  const schema = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['email', 'homepage', 'handle', 'age', 'price', 'active'],
+    properties: {
+      email: { type: 'string', format: 'email' },
+      homepage: { type: 'string', format: 'uri' },
+      handle: { type: 'string', 'x-unique': true, minLength: 3 },
+      age: { type: 'integer', minimum: 0 },
+      price: { type: 'number' },
+      active: { type: 'boolean' },
+    },
+  };
+  const body = validBody({ schema });
+  expect(body?.email).toMatch(/^.+-\{\{unique\}\}@.+$/);
+  expect(body?.homepage).toMatch(/\/\{\{unique\}\}$/);
+  expect(body?.handle).toContain('{{unique}}');
+  expect(invalidBody(schema)).toEqual({
+    body: { email: 'not-an-email', homepage: 'not a uri', handle: '', age: -1, price: 'not-a-number', active: 'not-a-boolean', unexpectedMember: 1 },
+    fields: ['email', 'homepage', 'handle', 'age', 'price', 'active', 'unexpectedMember'],
+  });
+  expect(validBody({ schema, example: { email: 'a@b.example', homepage: 'https://b.example', handle: 'abc', age: 1, price: 2, active: true } })?.email).toBe('a-{{unique}}@b.example');
+});
+
+test('on a terminal the missing values are asked, an empty answer leaves a value out', async () => {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let shown = '';
+  output.on('data', (chunk: Buffer) => (shown += chunk.toString()));
+  input.end(['tok-valid', 'tok-other', 'tok-reader', '', 'tok-rl-1 tok-rl-2', ''].join('\n') + '\n');
+  const answers = await askMissing({ tokens: [], rateLimitTokens: [] }, { input, output }, 'POST /widgets');
+  expect(answers).toEqual({ tokens: ['tok-valid', 'tok-other'], limitedToken: 'tok-reader', rateLimitTokens: ['tok-rl-1', 'tok-rl-2'] });
+  expect(shown).toContain('tokens.valid');
+  expect(shown).toContain('[POST /widgets]');
+});
+
+test('without tokens init writes TODO markers, and run refuses the profile with exit 2 naming each field', async () => {
+  const dir = tempOut('init-todo');
+  const out = join(dir, 'profile.json');
+  const init = await runNode([CLI, 'init', '--openapi', WIDGETS_OPENAPI, '--out', out]);
+  expect(init.code, init.stderr).toBe(0);
+  expect(init.stdout).toContain('/tokens/valid: TODO');
+  expect(init.stdout).toContain(`next: npx http-api-conformance run --profile ${out}`);
+  const run = await runNode([CLI, 'run', '--profile', out, '--out', join(dir, 'results')]);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain('/tokens/valid: TODO');
+  expect(run.stderr).toContain('/tokens/other: TODO');
+
+  const before = readFileSync(out, 'utf8');
+  const again = await runNode([CLI, 'init', '--openapi', WIDGETS_OPENAPI, '--out', out, '--token', 'x']);
+  expect(again.code).toBe(2);
+  expect(again.stderr).toContain('give --force to replace it');
+  expect(readFileSync(out, 'utf8')).toBe(before);
+  const forced = await runNode([CLI, 'init', '--openapi', WIDGETS_OPENAPI, '--out', out, '--token', 'tok-a', '--force']);
+  expect(forced.code, forced.stderr).toBe(0);
+  expect((JSON.parse(readFileSync(out, 'utf8')) as { tokens: { valid: string } }).tokens.valid).toBe('tok-a');
+});
+
+test('a document that is not OpenAPI is refused with exit 2 and the reason', async () => {
+  const dir = tempOut('init-bad');
+  const bad = join(dir, 'not-openapi.yaml');
+  writeFileSync(bad, 'hello: world\n');
+  await expect(loadOpenApi(bad)).rejects.toBeInstanceOf(OpenApiError);
+  const init = await runNode([CLI, 'init', '--openapi', bad, '--out', join(dir, 'p.json')]);
+  expect(init.code).toBe(2);
+  expect(init.stderr).toContain('not-openapi.yaml');
+  const missing = await runNode([CLI, 'init', '--out', join(dir, 'p.json')]);
+  expect(missing.code).toBe(2);
+  expect(missing.stderr).toContain('--openapi FILE|URL is required');
+});
