@@ -29,6 +29,8 @@ let browser: Browser;
 let page: Page;
 let results: RunResults;
 const requests: string[] = [];
+/** Console errors: a style or script the Content-Security-Policy refused would show here. */
+const consoleErrors: string[] = [];
 
 test.beforeAll(async () => {
   const variant = VARIANTS.find((v) => v.name === VARIANT);
@@ -41,6 +43,10 @@ test.beforeAll(async () => {
   browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.on('request', (request) => requests.push(request.url()));
+  page.on('console', (message) => {
+    if (message.type() === 'error') consoleErrors.push(message.text());
+  });
+  page.on('pageerror', (error) => consoleErrors.push(error.message));
   await page.goto(pathToFileURL(join(runDir, 'report.html')).href);
 });
 
@@ -52,6 +58,8 @@ test('the page loads from disk and no request leaves it', async () => {
   await expect(page.locator('article.req')).toHaveCount(results.requirements.length);
   expect(requests.length).toBeGreaterThan(0);
   expect(requests.filter((url) => !url.startsWith('file:') && !url.startsWith('data:'))).toEqual([]);
+  expect(consoleErrors, 'the inline style and script are admitted by the page\'s CSP and run cleanly').toEqual([]);
+  await expect(page.locator('header.verdict')).toHaveCSS('border-left-width', '10px');
 });
 
 test('the verdict is FAIL, with the badge and the counts per level and area', async () => {
