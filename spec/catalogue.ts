@@ -1,3 +1,7 @@
+/**
+ * The requirement catalogue (spec/requirements.json): its types and the one reader, for the
+ * suite's reporter and coverage check, the client harness and report.html.
+ */
 import { readFileSync } from 'node:fs';
 import { packagePath } from './package-files.ts';
 
@@ -54,6 +58,12 @@ export interface Catalogue {
   requirements: Requirement[];
 }
 
+/** What the reporter needs of a requirement to give it an outcome (a test catalogue may hold only this). */
+export type CatalogueEntry = Pick<Requirement, 'id' | 'level' | 'party' | 'testable' | 'summary'>;
+
+/** Shape of a requirement ID (spec/schemas/requirements.schema.json). */
+export const REQUIREMENT_ID = /^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$/;
+
 /** Absolute path of spec/requirements.json. */
 export const CATALOGUE_PATH = packagePath('spec', 'requirements.json');
 
@@ -63,10 +73,17 @@ let index: Map<string, Requirement> | undefined;
 /** Reads spec/requirements.json once and returns the cached catalogue. */
 export function loadCatalogue(): Catalogue {
   if (!cached) {
-    cached = JSON.parse(readFileSync(CATALOGUE_PATH, 'utf8')) as Catalogue;
+    cached = readCatalogueFile(CATALOGUE_PATH);
     index = new Map(cached.requirements.map((r) => [r.id, r]));
   }
   return cached;
+}
+
+/** Reads a catalogue file; a test catalogue (the reporter's own tests) may give only the `CatalogueEntry` fields. */
+function readCatalogueFile(path: string): Catalogue {
+  const raw = JSON.parse(readFileSync(path, 'utf8')) as Partial<Catalogue>;
+  if (!Array.isArray(raw.requirements)) throw new Error(`${path}: no "requirements" array`);
+  return raw as Catalogue;
 }
 
 /** The requirement with this ID, or undefined when the catalogue has none. */
@@ -80,9 +97,10 @@ export function requirementIds(): string[] {
   return loadCatalogue().requirements.map((r) => r.id);
 }
 
-/** Requirements that bind the server (checked by the conformance suite or by review). */
-export function serverRequirements(): Requirement[] {
-  return loadCatalogue().requirements.filter((r) => r.party === 'server');
+/** Requirements that bind the server (checked by the conformance suite or by review); `path` reads another catalogue. */
+export function serverRequirements(path?: string): Requirement[] {
+  const catalogue = path === undefined || path === CATALOGUE_PATH ? loadCatalogue() : readCatalogueFile(path);
+  return catalogue.requirements.filter((r) => r.party === 'server');
 }
 
 /** Requirements that bind the client (checked by the client harness). */

@@ -3,7 +3,7 @@
  * (a failed MUST fails the run, a failed SHOULD is a warning unless strict, a MAY
  * feature is detected and reported; a requirement without a run test is skipped with a reason).
  */
-import type { CatalogueEntry } from './catalogue-view.ts';
+import type { CatalogueEntry } from '../../spec/catalogue.ts';
 import { outcomeFor } from '../../spec/results.ts';
 import type { RequirementResult, TestRecord } from '../../spec/results.ts';
 

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestError } from '@playwright/test/reporter';
-import { serverCatalogue } from './catalogue-view.ts';
+import { serverRequirements } from '../../spec/catalogue.ts';
 import { requirementResults } from './requirement-outcomes.ts';
 import { createResults, writeResults } from '../../spec/results.ts';
 import type { TestRecord } from '../../spec/results.ts';
@@ -93,7 +93,7 @@ export default class RequirementsReporter implements Reporter {
     if (interrupted > 0) errors.push(`${interrupted} test(s) were interrupted`);
     const complete = errors.length === 0;
 
-    const catalogue = serverCatalogue(this.options.catalogue);
+    const catalogue = serverRequirements(this.options.catalogue);
     const known = new Set(catalogue.map((r) => r.id));
     const requirements = requirementResults(catalogue, testsById, { strict: this.options.strict, ...(this.options.grep ? { grep: this.options.grep } : {}) });
     const unknownIds = [...testsById.keys()].filter((id) => !known.has(id)).sort();

@@ -4,7 +4,7 @@
  */
 import { relative } from 'node:path';
 import type { TestCase, TestResult } from '@playwright/test/reporter';
-import { REQUIREMENT_ID } from './catalogue-view.ts';
+import { REQUIREMENT_ID } from '../../spec/catalogue.ts';
 import { EXCHANGE_ATTACHMENT } from './exchange.ts';
 import type { Exchange } from './exchange.ts';
 import type { TestRecord } from '../../spec/results.ts';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
 import { start as startStub } from '../../fixtures/stub-200/server.ts';
 import { start as startWidgets } from '../../fixtures/widgets-api/server.ts';
-import { serverCatalogue } from '../report/catalogue-view.ts';
+import { serverRequirements } from '../../spec/catalogue.ts';
 import { readResults as readResultsFile } from '../../spec/results.ts';
 import type { RunResults } from '../../spec/results.ts';
 import { withServer } from './support/servers.ts';
@@ -84,7 +84,7 @@ test('the widgets API passes the generic checks; the example-API group is skippe
     expect(results.target.baseUrls).toEqual([url]);
 
     const listed = new Set(results.requirements.map((r) => r.id));
-    const musts = serverCatalogue().filter((r) => r.level === 'MUST');
+    const musts = serverRequirements().filter((r) => r.level === 'MUST');
     expect(musts.filter((r) => !listed.has(r.id)).map((r) => r.id), 'MUSTs missing from results.json').toEqual([]);
 
     expect(exampleOnly.size, 'requirements only the example-API group checks').toBeGreaterThan(0);

@@ -4,7 +4,7 @@
  * every test declares its requirements in both forms of the shared design.
  */
 import { test, expect } from '@playwright/test';
-import { serverCatalogue } from '../report/catalogue-view.ts';
+import { serverRequirements } from '../../spec/catalogue.ts';
 import { listSuite } from './support/suite-list.ts';
 import type { ListedTest } from './support/suite-list.ts';
 
@@ -23,7 +23,7 @@ test('the suite loads without errors and has tests', () => {
 
 test('every testable server MUST requirement has a test in the conformance suite', () => {
   const covered = new Set(tests.flatMap((t) => t.requirementIds));
-  const musts = serverCatalogue().filter((r) => r.level === 'MUST' && r.testable === 'conformance');
+  const musts = serverRequirements().filter((r) => r.level === 'MUST' && r.testable === 'conformance');
   expect(musts.length).toBeGreaterThan(0);
   const uncovered = musts.map((r) => r.id).filter((id) => !covered.has(id));
   expect(uncovered, 'MUST requirements without a test').toEqual([]);
@@ -39,7 +39,7 @@ test('every test of the suite declares at least one requirement, by tag and anno
 });
 
 test('every requirement a suite test declares exists in the catalogue', () => {
-  const known = new Set(serverCatalogue().map((r) => r.id));
+  const known = new Set(serverRequirements().map((r) => r.id));
   const unknown = [...new Set(tests.flatMap((t) => t.requirementIds))].filter((id) => !known.has(id));
   expect(unknown).toEqual([]);
 });

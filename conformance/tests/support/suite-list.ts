@@ -4,7 +4,7 @@
  * IDs it declares. Listing loads every spec file, so a file that fails to load is reported too.
  */
 import { join } from 'node:path';
-import { REQUIREMENT_ID } from '../../report/catalogue-view.ts';
+import { REQUIREMENT_ID } from '../../../spec/catalogue.ts';
 import { PACKAGE_ROOT, PLAYWRIGHT, runNode } from './subprocess.ts';
 
 export interface ListedTest {
