@@ -4,20 +4,20 @@
  * illegal transition, and owner-only access.
  */
 import { test, expect } from '../fixtures.ts';
-import { getValidator } from '../../spec/schemas.ts';
 import type { Client } from '../support/client.ts';
 import type { HttpResponse } from '../support/http.ts';
 import { follow, linkOf } from '../support/links.ts';
 import type { Link } from '../support/links.ts';
 import { describe, problemIssues } from '../support/problem.ts';
-import { collectionCount } from '../support/target.ts';
 import type { Target } from '../support/target.ts';
+import { allPages, itemsOf, succeeded } from '../support/collection.ts';
+import { selfPath, userOrdersPath } from '../support/example-api.ts';
 
 const notExample = 'the profile does not declare features.exampleApi (the document\'s example API)';
 
 async function newOrder(target: Target, client: Client = target.client, total = 12.5): Promise<HttpResponse> {
   const response = await client.post('/orders', { total, currency: 'eur' });
-  expect(response.status, describe(response)).toBe(201);
+  expect(succeeded(response), `the order is created: ${describe(response)}`).toBe(true);
   return response;
 }
 
@@ -31,11 +31,22 @@ function statusOf(response: HttpResponse): unknown {
   return (response.json as { status?: unknown } | undefined)?.status;
 }
 
+/** The order's status read back through its self link: an action's answer body is "not shown" (D-SUITE-TRUST). */
+async function statusNow(target: Target, order: HttpResponse, client: Client = target.client): Promise<unknown> {
+  return statusOf(await follow(target, client, mustLink(order, 'self')));
+}
+
+/** Follows an action link and asserts success (any 2xx: the action's status code is "not shown"). */
+async function act(target: Target, order: HttpResponse, rel: string, client: Client = target.client): Promise<HttpResponse> {
+  const response = await follow(target, client, mustLink(order, rel));
+  expect(succeeded(response), `${rel}: ${describe(response)}`).toBe(true);
+  return response;
+}
+
 test('an order has a number id, a string status, a number total and _links', { tag: ['@ORDER-SHAPE', '@example-api'], annotation: [{ type: 'requirement', description: 'ORDER-SHAPE' }] }, async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const order = await newOrder(target);
   expect(order.json).toEqual(expect.objectContaining({ id: expect.any(Number), status: expect.any(String), total: 12.5, _links: expect.any(Object) }));
-  expect(getValidator('order')(order.json), JSON.stringify(getValidator('order').errors)).toBe(true);
 });
 
 test('every order has a string status and a new order is pending', { tag: ['@ORDER-STATUS-FIELD', '@example-api'], annotation: [{ type: 'requirement', description: 'ORDER-STATUS-FIELD' }] }, async ({ target, profile }) => {
@@ -43,17 +54,17 @@ test('every order has a string status and a new order is pending', { tag: ['@ORD
   const order = await newOrder(target);
   expect(statusOf(order)).toBe('pending');
   const list = await target.client.get('/orders');
-  for (const item of (list.json as { items: unknown[] }).items) expect(typeof (item as { status?: unknown }).status).toBe('string');
+  for (const item of itemsOf(list.json) ?? []) expect(typeof item.status, describe(list)).toBe('string');
 });
 
 test('orders move pending → paid or pending → cancelled and stay there', { tag: ['@ORDER-STATES', '@example-api'], annotation: [{ type: 'requirement', description: 'ORDER-STATES' }] }, async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const a = await newOrder(target);
-  const paid = await follow(target, target.client, mustLink(a, 'pay'));
-  expect(statusOf(paid)).toBe('paid');
+  await act(target, a, 'pay');
+  expect(await statusNow(target, a)).toBe('paid');
   const b = await newOrder(target);
-  const cancelled = await follow(target, target.client, mustLink(b, 'cancel'));
-  expect(statusOf(cancelled)).toBe('cancelled');
+  await act(target, b, 'cancel');
+  expect(await statusNow(target, b)).toBe('cancelled');
   for (const [order, final] of [[a, 'paid'], [b, 'cancelled']] as const) {
     await follow(target, target.client, mustLink(order, 'cancel'));
     await follow(target, target.client, mustLink(order, 'pay'));
@@ -83,10 +94,10 @@ test('cancel and pay are offered only while the order is pending', { tag: ['@LIN
   test.skip(!profile.features?.exampleApi, notExample);
   for (const action of ['pay', 'cancel']) {
     const order = await newOrder(target);
-    const after = await follow(target, target.client, mustLink(order, action));
-    expect(after.status, describe(after)).toBe(200);
+    const after = await act(target, order, action);
     const read = await follow(target, target.client, mustLink(order, 'self'));
-    for (const response of [after, read]) {
+    // The action's answer is checked only when it is the order (its body is "not shown"); the read always.
+    for (const response of linkOf(after.json, 'self') ? [after, read] : [read]) {
       expect(linkOf(response.json, 'cancel'), `no cancel after ${action}: ${describe(response)}`).toBeUndefined();
       expect(linkOf(response.json, 'pay'), `no pay after ${action}: ${describe(response)}`).toBeUndefined();
       expect(linkOf(response.json, 'self')).toBeDefined();
@@ -98,58 +109,59 @@ test('following an action link with its method and no body performs the transiti
   test.skip(!profile.features?.exampleApi, notExample);
   for (const [action, status] of [['cancel', 'cancelled'], ['pay', 'paid']] as const) {
     const order = await newOrder(target);
-    const response = await follow(target, target.client, mustLink(order, action));
-    expect(response.status, describe(response)).toBe(200);
-    expect(statusOf(await follow(target, target.client, mustLink(order, 'self')))).toBe(status);
+    await act(target, order, action);
+    expect(await statusNow(target, order)).toBe(status);
   }
 });
 
 test('the cancel link of a pending order cancels it', { tag: ['@ORDER-CANCEL-TRANSITION', '@example-api'], annotation: [{ type: 'requirement', description: 'ORDER-CANCEL-TRANSITION' }] }, async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const order = await newOrder(target);
-  const response = await follow(target, target.client, mustLink(order, 'cancel'));
-  expect(response.status, describe(response)).toBe(200);
-  expect(response.json).toEqual(expect.objectContaining({ id: (order.json as { id: number }).id, status: 'cancelled' }));
+  await act(target, order, 'cancel');
+  expect(await statusNow(target, order), 'the order is now cancelled').toBe('cancelled');
 });
 
 test('the cancel action answers 200 with the order', { tag: ['@ENDPOINT-ORDER-CANCEL', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-ORDER-CANCEL' }] }, async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const order = await newOrder(target);
-  const response = await follow(target, target.client, mustLink(order, 'cancel'));
-  expect(response.status, describe(response)).toBe(200);
-  expect(getValidator('order')(response.json)).toBe(true);
-  expect(statusOf(await target.client.get(target.pathOf(mustLink(order, 'self').href)))).toBe('cancelled');
+  await act(target, order, 'cancel');
+  expect(await statusNow(target, order)).toBe('cancelled');
 });
 
 test('the pay link of a pending order pays it and creates one payment of its total and its transfer', { tag: ['@ORDER-PAY-TRANSITION', '@example-api'], annotation: [{ type: 'requirement', description: 'ORDER-PAY-TRANSITION' }], lock: 'hac-idempotency-counts' }, async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const caller = target.as(profile.tokens.other ?? profile.tokens.valid);
-  const payments = collectionCount((await caller.get('/payments')).json) ?? Number.NaN;
-  const transfers = collectionCount((await caller.get('/transfers')).json) ?? Number.NaN;
+  // Compared as sets of the caller's own items, every page by the server's next links (D-SUITE-TRUST).
+  const listed = async (path: string): Promise<Map<string, Record<string, unknown>>> =>
+    new Map((await allPages(target, caller, path)).items.map((item) => [selfPath(target, item, path), item]));
+  const hasTransfers = profile.collections.some((c) => c.path === '/transfers' && c.methods.includes('GET'));
+  const payments = await listed('/payments');
+  const transfers = hasTransfers ? await listed('/transfers') : undefined;
   const order = await newOrder(target, caller, 19.99);
-  const response = await follow(target, caller, mustLink(order, 'pay'));
-  expect(response.status, describe(response)).toBe(200);
-  expect(statusOf(response)).toBe('paid');
-  const after = await caller.get('/payments?sort=-id&limit=1');
-  expect(collectionCount(after.json)).toBe(payments + 1);
-  expect(collectionCount((await caller.get('/transfers')).json)).toBe(transfers + 1);
-  const payment = (after.json as { items: { amount?: unknown; currency?: unknown }[] }).items[0];
-  expect(payment, 'the new payment is of the order total in minor units').toEqual(expect.objectContaining({ amount: 1999, currency: 'eur' }));
+  await act(target, order, 'pay', caller);
+  expect(await statusNow(target, order, caller)).toBe('paid');
+  // Only this order's total counts: the lock keeps the idempotency checks (the same caller) out, not every writer.
+  const newPayments = [...(await listed('/payments')).entries()].filter(([path, item]) => !payments.has(path) && item.amount === 1999).map(([, item]) => item);
+  expect(newPayments, 'one payment of the order total in minor units').toEqual([expect.objectContaining({ amount: 1999, currency: 'eur' })]);
+  if (transfers) {
+    const newTransfers = [...(await listed('/transfers')).keys()].filter((path) => !transfers.has(path));
+    expect(newTransfers, 'one transfer for the payment').toHaveLength(1);
+  }
 });
 
 test('the pay action answers 200 with the order', { tag: ['@ENDPOINT-ORDER-PAYMENT', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-ORDER-PAYMENT' }] }, async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const order = await newOrder(target);
-  const response = await follow(target, target.client, mustLink(order, 'pay'));
-  expect(response.status, describe(response)).toBe(200);
-  expect(getValidator('order')(response.json)).toBe(true);
+  await act(target, order, 'pay');
+  expect(await statusNow(target, order)).toBe('paid');
 });
 
 async function illegal(target: Target): Promise<{ order: HttpResponse; responses: HttpResponse[] }> {
   const order = await newOrder(target);
   const cancel = mustLink(order, 'cancel');
   const pay = mustLink(order, 'pay');
-  expect((await follow(target, target.client, pay)).status).toBe(200);
+  const paid = await follow(target, target.client, pay);
+  expect(succeeded(paid), describe(paid)).toBe(true);
   return { order, responses: [await follow(target, target.client, cancel), await follow(target, target.client, pay)] };
 }
 
@@ -218,12 +230,10 @@ test('another caller\'s order, its actions and payments are invisible', { tag: [
   const paid = await follow(target, target.client, mustLink(order, 'pay'));
   const payment = linkOf(paid.json, 'payment');
   if (payment) expect((await follow(target, stranger, payment)).status).toBe(404);
-  const account = await target.client.get('/account');
-  const userId = (account.json as { userId?: number }).userId;
-  expect((await stranger.get(`/users/${userId}/orders`)).status).toBe(404);
-  const mine = await stranger.get('/orders');
-  const ids = (mine.json as { items: { id: number }[] }).items.map((i) => i.id);
-  expect(ids).not.toContain((order.json as { id: number }).id);
+  const ordersPath = await userOrdersPath(target);
+  if (ordersPath) expect((await stranger.get(ordersPath)).status, 'another user\'s orders').toBe(404);
+  const visible = (await allPages(target, stranger, '/orders')).items.map((i) => selfPath(target, i, '/orders'));
+  expect(visible).not.toContain(target.pathOf(self.href));
 });
 
 test('another caller\'s order is a 404 exactly like an unknown id', { tag: ['@AUTH-OTHERS-404', '@example-api'], annotation: [{ type: 'requirement', description: 'AUTH-OTHERS-404' }] }, async ({ target, profile }) => {

@@ -77,15 +77,21 @@ test('a collection response is items, page and _links', { tag: ['@COLLECTION-PAG
 
 test('next and prev links exist only when such a page does, and keep filter and sort', { tag: ['@COLLECTION-PAGE-LINKS', '@example-api'], annotation: [{ type: 'requirement', description: 'COLLECTION-PAGE-LINKS' }] }, async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
-  const first = await target.anonymous.get('/users?limit=1&sort=-id');
+  // Only the test's own users (a unique name filter): other tests create users while this one pages.
+  const name = `paged-${uniqueValue()}`;
+  for (let i = 0; i < 3; i += 1) expect((await target.client.post('/users', { name, email: `p${i}-${uniqueValue()}@example.com` })).status).toBe(201);
+  const filter = `name=${name}`;
+  const first = await target.anonymous.get(`/users?${filter}&limit=1&sort=-id`);
+  expect(page(first).page.total, describe(first)).toBe(3);
   expect(linkOf(first.json, 'prev'), 'no page before the first').toBeUndefined();
   const next = linkOf(first.json, 'next');
   expect(next, describe(first)).toBeDefined();
   expect(next?.href).toContain('sort=-id');
+  expect(next?.href).toContain(filter);
   const second = await target.anonymous.get(target.pathOf(next?.href ?? ''));
   expect(page(second).page.offset).toBe(1);
   expect(linkOf(second.json, 'prev')).toBeDefined();
-  const total = page(first).page.total;
-  const last = await target.anonymous.get(`/users?limit=1&offset=${total - 1}`);
+  const last = await target.anonymous.get(`/users?${filter}&limit=1&offset=2`);
+  expect(page(last).items, describe(last)).toHaveLength(1);
   expect(linkOf(last.json, 'next'), 'no page after the last').toBeUndefined();
 });

@@ -5,7 +5,9 @@
  */
 import { test, expect } from '../fixtures.ts';
 import { validationErrors } from '../../spec/schemas.ts';
-import { created, json, schemaIssues, world } from '../support/example-api.ts';
+import { created, createdItem, json, schemaIssues, selfPath, userOrdersPath, world } from '../support/example-api.ts';
+import type { HttpResponse } from '../support/http.ts';
+import { allPages, itemsOf, succeeded } from '../support/collection.ts';
 import type { World } from '../support/example-api.ts';
 import { describe, errorFields, problemIssues } from '../support/problem.ts';
 import { linkOf } from '../support/links.ts';
@@ -15,27 +17,29 @@ const notExample = 'the profile does not declare features.exampleApi (the docume
 
 test('GET /users returns a page of users', { tag: ['@ENDPOINT-USERS-LIST', '@example-api', '@smoke'], annotation: [{ type: 'requirement', description: 'ENDPOINT-USERS-LIST' }] }, async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
-  const response = await target.anonymous.get('/users');
+  // D-SUITE-TRUST: with the valid token (which reads are public is a MAY), any page envelope (COLLECTION-PAGE-SHAPE is a SHOULD).
+  await created(target, '/users', { name: `listed ${uniqueValue()}`, email: `l-${uniqueValue()}@example.com` });
+  const response = await target.client.get('/users');
   expect(response.status, describe(response)).toBe(200);
-  expect(schemaIssues('users-page', response.json)).toEqual([]);
-  expect(json<{ items: unknown[] }>(response).items.length).toBeGreaterThan(0);
+  expect(itemsOf(response.json)?.length ?? 0, `a collection of users: ${describe(response)}`).toBeGreaterThan(0);
 });
 
 test('GET /users/{id} returns one user', { tag: ['@ENDPOINT-USER-READ', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-USER-READ' }] }, async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
-  const response = await target.anonymous.get('/users/1');
+  const u = uniqueValue();
+  const made = await created(target, '/users', { name: `read ${u}`, email: `rd-${u}@example.com` });
+  const response = await target.client.get(createdItem(target, '/users', made));
   expect(response.status, describe(response)).toBe(200);
-  expect(schemaIssues('user', response.json)).toEqual([]);
-  expect(json<{ id: number }>(response).id).toBe(1);
+  expect(response.json, describe(response)).toEqual(expect.objectContaining({ name: `read ${u}`, email: `rd-${u}@example.com` }));
 });
 
 test('POST /users creates a user and returns it', { tag: ['@ENDPOINT-USER-CREATE', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-USER-CREATE' }] }, async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const u = uniqueValue();
   const response = await created(target, '/users', { name: `user ${u}`, email: `c-${u}@example.com` });
-  expect(schemaIssues('user', response.json)).toEqual([]);
-  expect(response.json).toEqual(expect.objectContaining({ name: `user ${u}`, email: `c-${u}@example.com` }));
-  expect(target.pathOf(response.headers.location ?? '')).toBe(`/users/${json<{ id: number }>(response).id}`);
+  expect(response.json, 'the created user is returned').toEqual(expect.objectContaining({ name: `user ${u}`, email: `c-${u}@example.com` }));
+  const read = await target.client.get(createdItem(target, '/users', response));
+  expect(read.json, describe(read)).toEqual(expect.objectContaining({ name: `user ${u}`, email: `c-${u}@example.com` }));
 });
 
 test('PUT /users/{id} replaces the user and returns it', { tag: ['@ENDPOINT-USER-REPLACE', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-USER-REPLACE' }] }, async ({ target, profile }) => {
@@ -43,8 +47,8 @@ test('PUT /users/{id} replaces the user and returns it', { tag: ['@ENDPOINT-USER
   const { user } = await world(target);
   const u = uniqueValue();
   const response = await target.client.put(user, { name: `renamed ${u}`, email: `r-${u}@example.com` });
-  expect(response.status, describe(response)).toBe(200);
-  expect(schemaIssues('user', response.json)).toEqual([]);
+  expect(succeeded(response), describe(response)).toBe(true);
+  if (response.text !== '') expect(response.json, 'the updated user is returned').toEqual(expect.objectContaining({ name: `renamed ${u}` }));
   expect(json(await target.client.get(user))).toEqual(expect.objectContaining({ name: `renamed ${u}`, email: `r-${u}@example.com` }));
 });
 
@@ -52,54 +56,58 @@ test('DELETE /users/{id} removes the user', { tag: ['@ENDPOINT-USER-DELETE', '@e
   test.skip(!profile.features?.exampleApi, notExample);
   const { user } = await world(target);
   const response = await target.client.delete(user);
-  expect(response.status, describe(response)).toBe(204);
+  // D-SUITE-TRUST: 204 is STATUS-204-DELETE (a SHOULD); 200 with the deleted user is as valid.
+  expect(succeeded(response) && response.status !== 202, `the delete is done: ${describe(response)}`).toBe(true);
   expect((await target.client.get(user)).status).toBe(404);
 });
 
 test('GET /users/{id}/orders lists only that user\'s orders', { tag: ['@ENDPOINT-USER-ORDERS', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-USER-ORDERS' }] }, async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const { order } = await world(target);
-  const account = json<{ userId: number }>(await target.client.get('/account'));
-  const response = await target.client.get(`/users/${account.userId}/orders?limit=100&sort=-id`);
-  expect(response.status, describe(response)).toBe(200);
-  expect(schemaIssues('orders-page', response.json)).toEqual([]);
-  const items = json<{ items: { id: number; userId: number }[] }>(response).items;
-  expect(items.every((o) => o.userId === account.userId)).toBe(true);
-  expect(items.map((o) => `/orders/${o.id}`)).toContain(order);
+  const path = await userOrdersPath(target);
+  test.skip(!path, 'the account names neither an orders link nor its user id, so the caller\'s /users/{id}/orders is unknown');
+  // Every page, by the server's own next links (D-SUITE-TRUST: never assumed parameter names).
+  const { pages, items } = await allPages(target, target.client, path ?? '');
+  expect(pages[0]?.status, describe(pages[0] as HttpResponse)).toBe(200);
+  const paths = items.map((o) => selfPath(target, o, '/orders'));
+  expect(paths, 'the caller\'s new order is listed').toContain(order);
+  const stranger = profile.tokens.other ? await target.as(profile.tokens.other).post('/orders', { total: 4, currency: 'eur' }) : undefined;
+  if (stranger && succeeded(stranger)) {
+    const after = await allPages(target, target.client, path ?? '');
+    expect(after.items.map((o) => selfPath(target, o, '/orders')), 'another caller\'s order is not listed').not.toContain(createdItem(target, '/orders', stranger));
+  }
 });
 
 test('a nested collection lists only the items of its owner', { tag: ['@URL-NESTED-RELATIONSHIP', '@example-api'], annotation: [{ type: 'requirement', description: 'URL-NESTED-RELATIONSHIP' }] }, async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const a = await world(target);
   const b = await world(target);
-  const comments = json<{ items: { postId: number }[] }>(await target.client.get(a.comments)).items;
-  expect(comments.length).toBe(1);
-  expect(comments.every((c) => `/posts/${c.postId}` === a.post)).toBe(true);
-  expect(json<{ items: unknown[] }>(await target.client.get(b.comments)).items).toHaveLength(1);
-  const account = json<{ userId: number }>(await target.client.get('/account'));
-  const orders = json<{ items: { userId: number }[] }>(await target.client.get(`/users/${account.userId}/orders`)).items;
-  expect(orders.every((o) => o.userId === account.userId)).toBe(true);
+  // Each post's nested collection holds exactly the comment made under it (its own data, D-SUITE-TRUST).
+  for (const w of [a, b]) {
+    const { items } = await allPages(target, target.client, w.comments);
+    expect(items.map((c) => selfPath(target, c, w.comments)), w.comments).toEqual([w.comment]);
+  }
 });
 
 test('GET /account requires the token and returns the caller\'s own account', { tag: ['@ENDPOINT-ACCOUNT', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-ACCOUNT' }] }, async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const mine = await target.client.get('/account');
   expect(mine.status, describe(mine)).toBe(200);
-  expect(schemaIssues('account', mine.json)).toEqual([]);
+  expect(typeof mine.json, describe(mine)).toBe('object');
   expect((await target.anonymous.get('/account')).status).toBe(401);
   const other = profile.tokens.other;
   if (other) {
     const theirs = await target.as(other).get('/account');
-    expect(json<{ userId: number }>(theirs).userId).not.toBe(json<{ userId: number }>(mine).userId);
+    expect(theirs.status, describe(theirs)).toBe(200);
+    expect(theirs.json, 'another caller gets another account').not.toEqual(mine.json);
   }
 });
 
 test('POST /payments with amount and currency creates a payment', { tag: ['@ENDPOINT-PAYMENT-CREATE', '@example-api', '@smoke'], annotation: [{ type: 'requirement', description: 'ENDPOINT-PAYMENT-CREATE' }] }, async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const response = await created(target, '/payments', { amount: 1250, currency: 'eur' });
-  expect(schemaIssues('payment', response.json)).toEqual([]);
-  expect(response.json).toEqual(expect.objectContaining({ amount: 1250, currency: 'eur' }));
-  const read = await target.client.get(target.pathOf(response.headers.location ?? ''));
+  expect(response.json, 'the created payment is returned').toEqual(expect.objectContaining({ amount: 1250, currency: 'eur' }));
+  const read = await target.client.get(createdItem(target, '/payments', response));
   expect(read.json).toEqual(response.json);
 });
 
@@ -108,8 +116,9 @@ test('GET /transfers/{id} returns one transfer, or a problem document', { tag: [
   const { transfer, payment } = await world(target);
   const response = await target.client.get(transfer);
   expect(response.status, describe(response)).toBe(200);
-  expect(schemaIssues('transfer', response.json)).toEqual([]);
-  expect(linkOf(response.json, 'payment')?.href).toBe(payment);
+  expect(typeof response.json, describe(response)).toBe('object');
+  const back = linkOf(response.json, 'payment');
+  if (back) expect(target.pathOf(back.href), 'the transfer links its payment').toBe(payment);
   const missing = await target.client.get('/transfers/999999999999');
   expect(missing.status).toBe(404);
   expect(problemIssues(missing)).toEqual([]);
@@ -118,11 +127,17 @@ test('GET /transfers/{id} returns one transfer, or a problem document', { tag: [
 test('posts, authors and comments have collection and item URLs, comments nested under posts', { tag: ['@ENDPOINT-POSTS-COMMENTS-AUTHORS', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-POSTS-COMMENTS-AUTHORS' }] }, async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const w = await world(target);
-  for (const [path, schema] of [['/authors', 'authors-page'], ['/posts', 'posts-page'], [w.comments, 'comments-page'], [w.author, 'author'], [w.post, 'post'], [w.comment, 'comment']] as const) {
-    const response = await target.anonymous.get(path);
+  for (const path of ['/authors', '/posts', w.comments]) {
+    const response = await target.client.get(path);
     expect(response.status, describe(response)).toBe(200);
-    expect(schemaIssues(schema, response.json), path).toEqual([]);
+    expect(itemsOf(response.json), `${path} is a collection: ${describe(response)}`).toBeDefined();
   }
+  for (const path of [w.author, w.post, w.comment]) {
+    const response = await target.client.get(path);
+    expect(response.status, describe(response)).toBe(200);
+    expect(typeof response.json, describe(response)).toBe('object');
+  }
+  expect(w.comment.startsWith(`${w.post}/`), `a comment lives beneath its post: ${w.comment}`).toBe(true);
 });
 
 test('every path of the example API exists', { tag: ['@ENDPOINT-EXAMPLE-PATHS', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-EXAMPLE-PATHS' }] }, async ({ target, profile }) => {
@@ -220,7 +235,8 @@ test('amount must be an integer in minor units', { tag: ['@PAYMENT-AMOUNT-MINOR-
     expect(response.status, describe(response)).toBe(422);
     expect(errorFields(response.json)).toEqual(['amount']);
   }
-  expect((await target.client.post('/payments', { amount: 1, currency: 'eur' })).status).toBe(201);
+  const valid = await target.client.post('/payments', { amount: 1, currency: 'eur' });
+  expect(succeeded(valid), describe(valid)).toBe(true);
 });
 
 test('currency must be a lowercase ISO 4217 code', { tag: ['@PAYMENT-CURRENCY-LOWERCASE', '@example-api'], annotation: [{ type: 'requirement', description: 'PAYMENT-CURRENCY-LOWERCASE' }] }, async ({ target, profile }) => {
@@ -230,7 +246,10 @@ test('currency must be a lowercase ISO 4217 code', { tag: ['@PAYMENT-CURRENCY-LO
     expect(response.status, describe(response)).toBe(422);
     expect(errorFields(response.json)).toEqual(['currency']);
   }
-  for (const currency of ['eur', 'usd', 'jpy']) expect((await target.client.post('/payments', { amount: 100, currency })).status).toBe(201);
+  for (const currency of ['eur', 'usd', 'jpy']) {
+    const valid = await target.client.post('/payments', { amount: 100, currency });
+    expect(succeeded(valid), describe(valid)).toBe(true);
+  }
 });
 
 test('a post referencing an unknown author is a 422 naming authorId', { tag: ['@VALIDATION-REFERENCE-EXISTS', '@example-api'], annotation: [{ type: 'requirement', description: 'VALIDATION-REFERENCE-EXISTS' }] }, async ({ target, profile }) => {

@@ -176,7 +176,7 @@ test('a request over the limit is a 429 and is not processed', { tag: ['@RATE-LI
   const rejected = await bucket.client.post(idem.path, fillTemplate(idem.body), { headers: { 'idempotency-key': key } });
   expect(rejected.status, describe(rejected)).toBe(429);
   const later = await target.as(limitedToken ?? null).post(idem.path, fillTemplate(idem.otherBody), { headers: { 'idempotency-key': key } });
-  expect(later.status, `the key of the rejected request is still unused: ${describe(later)}`).toBe(201);
+  expect(later.status >= 200 && later.status < 300, `the key of the rejected request is still unused: ${describe(later)}`).toBe(true);
   expect(later.headers['idempotent-replayed']).toBeUndefined();
 });
 

@@ -2,6 +2,7 @@
 import { expect } from '@playwright/test';
 import { getValidator } from '../../spec/schemas.ts';
 import type { HttpResponse } from './http.ts';
+import { linkOf } from './links.ts';
 import { describe } from './problem.ts';
 import type { Target } from './target.ts';
 import { uniqueValue } from './template.ts';
@@ -17,11 +18,16 @@ export function json<T>(response: HttpResponse): T {
   return response.json as T;
 }
 
-/** POSTs `body` and asserts a 201. */
+/** POSTs `body` and asserts success: any 2xx (201 is STATUS-201-CREATED-LOCATION, a SHOULD; D-SUITE-TRUST). */
 export async function created(target: Target, path: string, body: unknown): Promise<HttpResponse> {
   const response = await target.client.post(path, body);
-  expect(response.status, describe(response)).toBe(201);
+  expect(response.status >= 200 && response.status < 300, `the create succeeds: ${describe(response)}`).toBe(true);
   return response;
+}
+
+/** The item path of what `response` created: its Location, else `collection/id` (D-SUITE-TRUST: learnt from the target). */
+export function createdItem(target: Target, collection: string, response: HttpResponse): string {
+  return target.createdPath(response, `${collection}/{id}`).path ?? `${collection}/${String(json<{ id?: unknown }>(response).id)}`;
 }
 
 /** One resource of every kind, created by the valid caller, with their item paths (D-PATHS). */
@@ -32,20 +38,43 @@ export async function world(target: Target) {
   const payment = await created(target, '/payments', { amount: 500, currency: 'usd', description: `hac ${u}` });
   const author = await created(target, '/authors', { name: `author ${u}` });
   const post = await created(target, '/posts', { authorId: json<{ id: number }>(author).id, title: `title ${u}`, body: 'text' });
-  const postId = json<{ id: number }>(post).id;
-  const comment = await created(target, `/posts/${postId}/comments`, { authorName: 'reader', body: 'nice' });
-  const transferId = json<{ transferId: number }>(payment).transferId;
+  const postPath = createdItem(target, '/posts', post);
+  // Nested paths come from the server's own links where it gives them (D-SUITE-TRUST), else from D-PATHS.
+  const commentsLink = linkOf(post.json, 'comments');
+  const comments = commentsLink ? target.pathOf(commentsLink.href) : `${postPath}/comments`;
+  const comment = await created(target, comments, { authorName: 'reader', body: 'nice' });
+  const transferLink = linkOf(payment.json, 'transfer');
+  const transfer = transferLink ? target.pathOf(transferLink.href) : `/transfers/${String(json<{ transferId?: unknown }>(payment).transferId)}`;
   return {
-    user: `/users/${json<{ id: number }>(user).id}`,
-    order: `/orders/${json<{ id: number }>(order).id}`,
-    payment: `/payments/${json<{ id: number }>(payment).id}`,
-    transfer: `/transfers/${transferId}`,
-    author: `/authors/${json<{ id: number }>(author).id}`,
-    post: `/posts/${postId}`,
-    comments: `/posts/${postId}/comments`,
-    comment: `/posts/${postId}/comments/${json<{ id: number }>(comment).id}`,
+    user: createdItem(target, '/users', user),
+    order: createdItem(target, '/orders', order),
+    payment: createdItem(target, '/payments', payment),
+    transfer,
+    author: createdItem(target, '/authors', author),
+    post: postPath,
+    comments,
+    comment: createdItem(target, comments, comment),
     responses: { user, order, payment, author, post, comment },
   };
 }
 
 export type World = Awaited<ReturnType<typeof world>>;
+
+/**
+ * The caller's own `/users/{id}/orders` (document section 4): the account's `orders` link, else the
+ * path with the account's `userId` (or `id`); undefined when the account names neither.
+ */
+export async function userOrdersPath(target: Target): Promise<string | undefined> {
+  const account = await target.client.get('/account');
+  const link = linkOf(account.json, 'orders');
+  if (link) return target.pathOf(link.href);
+  const body = account.json as { userId?: unknown; id?: unknown } | undefined;
+  const id = body?.userId ?? body?.id;
+  return typeof id === 'number' || typeof id === 'string' ? `/users/${id}/orders` : undefined;
+}
+
+/** An item's path: its `self` link, else `collection/id`. */
+export function selfPath(target: Target, item: unknown, collection: string): string {
+  const self = linkOf(item, 'self');
+  return self ? target.pathOf(self.href) : `${collection}/${String((item as { id?: unknown } | undefined)?.id)}`;
+}
