@@ -4,6 +4,7 @@
  * refill for the 429 cell, and per-run tokens for the exactness and refill phases.
  */
 import type { StoreConfig } from '../reference-impl/config.ts';
+import type { StoreKind } from './types.ts';
 
 export const BENCH_TOKEN = 'bench-token-open';
 export const LIMITED_TOKEN = 'bench-token-limited';
@@ -23,9 +24,14 @@ export function benchKeyPrefix(): string {
   return `hac-bench:${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}:`;
 }
 
-/** The store configuration of a phase: memory, or Redis at `redisUrl` under `keyPrefix`. */
-export function storeConfig(kind: 'memory' | 'redis', redisUrl: string, keyPrefix: string): StoreConfig {
-  return kind === 'memory' ? { kind: 'memory' } : { kind: 'redis', url: redisUrl, keyPrefix, commandTimeoutMs: 5000 };
+/** The store configuration of a phase: memory, Redis at `redisUrl`, or the Redis Cluster of `clusterNodes`, under `keyPrefix`. */
+export function storeConfig(kind: StoreKind, redisUrl: string, keyPrefix: string, clusterNodes?: readonly string[]): StoreConfig {
+  if (kind === 'memory') return { kind: 'memory' };
+  if (kind === 'cluster') {
+    if (!clusterNodes || clusterNodes.length === 0) throw new Error('the cluster store needs the nodes of a running cluster');
+    return { kind: 'redis', url: redisUrl, cluster: [...clusterNodes], keyPrefix, commandTimeoutMs: 5000 };
+  }
+  return { kind: 'redis', url: redisUrl, keyPrefix, commandTimeoutMs: 5000 };
 }
 
 /**

@@ -7,6 +7,8 @@
 import { cpus, loadavg, platform } from 'node:os';
 import { parseArgs } from 'node:util';
 import { benchKeyPrefix } from './bench-config.ts';
+import { type LocalCluster, clusterToolsInstalled, startLocalCluster } from '../reference-impl/local-cluster.ts';
+import { clientsPhase } from './phases/clients.ts';
 import { exactnessPhase } from './phases/limiter-exactness.ts';
 import { profilePhase } from './phases/profile.ts';
 import { refillPhase } from './phases/refill.ts';
@@ -18,7 +20,7 @@ import { formatComparison, formatRun } from './table.ts';
 import { exactnessVerdict, refillVerdict, suiteVerdict, throughputVerdict } from './targets.ts';
 import type { BenchRun, StoreKind } from './types.ts';
 
-const PHASES = ['throughput', 'exactness', 'refill', 'profile', 'suite'] as const;
+const PHASES = ['throughput', 'clients', 'exactness', 'refill', 'profile', 'suite'] as const;
 
 const USAGE = `usage: node --import tsx bench/run.ts [options]
 
@@ -26,10 +28,13 @@ options:
   --duration S       measured seconds per throughput cell and target (default 4)
   --quick            short run: 2 s cells, 1 exactness trial, 3 s refill, smoke suite only
   --phases LIST      comma-separated subset of ${PHASES.join(',')} (default: all)
-  --stores LIST      memory,redis (default both; redis is skipped when unreachable)
+  --stores LIST      memory,redis,cluster (default all three; redis is skipped when unreachable, cluster
+                     (a local 3-primary Redis Cluster) when redis-server or redis-cli is missing)
   --redis-url URL    default HAC_REDIS_URL, else ${DEFAULT_REDIS_URL}
   --connections N    autocannon connections (default 16)
   --routes LIST      throughput routes to run, comma-separated names (default: all four)
+  --clients-dir DIR  where the clients phase finds redis and @valkey/valkey-glide (DIR/node_modules;
+                     default: this project; a library not installed there is listed as not measured)
   --profile-route R  route to profile (default "GET /users/1"; one of the throughput routes)
   --no-write         do not write bench/results/<timestamp>.json
   --check            exit 1 when a figure misses its target
@@ -61,6 +66,7 @@ const { values } = (() => {
         connections: { type: 'string' },
         'profile-route': { type: 'string' },
         routes: { type: 'string' },
+        'clients-dir': { type: 'string' },
         'no-write': { type: 'boolean', default: false },
         check: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -81,8 +87,8 @@ const connections = Math.round(positive(values.connections, '--connections', 16)
 const phases = (values.phases ?? PHASES.join(',')).split(',').map((p) => p.trim());
 for (const phase of phases) if (!(PHASES as readonly string[]).includes(phase)) fail(`unknown phase "${phase}"`);
 const redisUrl = values['redis-url'] ?? sharedRedisUrl();
-let stores = (values.stores ?? 'memory,redis').split(',').map((s) => s.trim()) as StoreKind[];
-for (const store of stores) if (store !== 'memory' && store !== 'redis') fail(`unknown store "${store}"`);
+let stores = (values.stores ?? 'memory,redis,cluster').split(',').map((s) => s.trim()) as StoreKind[];
+for (const store of stores) if (store !== 'memory' && store !== 'redis' && store !== 'cluster') fail(`unknown store "${store}"`);
 const profileRoute = values['profile-route'] ?? 'GET /users/1';
 if (!ROUTES.some((r) => r.name === profileRoute)) fail(`--profile-route must be one of ${ROUTES.map((r) => `"${r.name}"`).join(', ')}`);
 
@@ -95,6 +101,16 @@ if (stores.includes('redis') && !(await redisAnswers(redisUrl, 1500))) {
   notes.push(`Redis at ${redisUrl} is unreachable: Redis cells skipped.`);
   stores = stores.filter((s) => s !== 'redis');
 }
+let cluster: LocalCluster | undefined;
+if (stores.includes('cluster')) {
+  if (clusterToolsInstalled()) {
+    cluster = await startLocalCluster();
+  } else {
+    notes.push('redis-server or redis-cli is not installed: cluster cells skipped.');
+    stores = stores.filter((s) => s !== 'cluster');
+  }
+}
+const clusterNodes = cluster?.nodes;
 const keyPrefix = benchKeyPrefix();
 const startedAt = new Date();
 const loadBefore = loadavg()[0] ?? 0;
@@ -118,22 +134,26 @@ async function cleanRedis(): Promise<void> {
   if (deleted < 0) notes.push(`could not delete the Redis keys under ${keyPrefix}`);
 }
 process.once('SIGINT', () => {
-  void cleanRedis().finally(() => process.exit(130));
+  void Promise.allSettled([cleanRedis(), cluster?.stop()]).finally(() => process.exit(130));
 });
 
 console.log(`bench: ${quick ? 'quick' : 'full'} run, ${durationSeconds} s per cell, ${connections} connections, stores ${stores.join('+')}; servers in child processes; load average ${loadBefore.toFixed(2)} on ${run.host.cpus} CPUs`);
 try {
   if (phases.includes('throughput')) {
     log('\n[1/5] throughput and latency');
-    run.throughput = await throughputPhase({ stores, redisUrl, keyPrefix, durationSeconds, warmupSeconds: run.options.warmupSeconds, connections, rounds: quick ? 2 : 4, ...(routes ? { routes } : {}), log });
+    run.throughput = await throughputPhase({ stores, redisUrl, ...(clusterNodes ? { clusterNodes } : {}), keyPrefix, durationSeconds, warmupSeconds: run.options.warmupSeconds, connections, rounds: quick ? 2 : 4, ...(routes ? { routes } : {}), log });
+  }
+  if (phases.includes('clients') && stores.includes('redis')) {
+    log('\n[clients] Redis client libraries on the hot path');
+    run.clients = await clientsPhase({ redisUrl, keyPrefix, durationSeconds: quick ? 1 : 3, concurrency: connections, clientsDir: values['clients-dir'] ?? process.cwd(), log });
   }
   if (phases.includes('exactness')) {
     log('\n[2/5] limiter exactness');
-    run.exactness = await exactnessPhase({ stores, redisUrl, keyPrefix, trials: quick ? 1 : 3, log });
+    run.exactness = await exactnessPhase({ stores, redisUrl, ...(clusterNodes ? { clusterNodes } : {}), keyPrefix, trials: quick ? 1 : 3, log });
   }
   if (phases.includes('refill')) {
     log('\n[3/5] refill accuracy');
-    run.refill = await refillPhase({ stores, redisUrl, keyPrefix, durationSeconds: quick ? 3 : 5, concurrency: 16, log });
+    run.refill = await refillPhase({ stores, redisUrl, ...(clusterNodes ? { clusterNodes } : {}), keyPrefix, durationSeconds: quick ? 3 : 5, concurrency: 16, log });
   }
   if (phases.includes('profile')) {
     log(`\n[4/5] CPU profile (memory store, ${profileRoute})`);
@@ -154,6 +174,7 @@ try {
   }
 } finally {
   await cleanRedis();
+  await cluster?.stop();
 }
 
 const loadAfter = loadavg()[0] ?? 0;

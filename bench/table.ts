@@ -41,6 +41,23 @@ export function formatRun(run: BenchRun): string {
       ),
     );
   }
+  if (run.clients !== undefined && run.clients.length > 0) {
+    parts.push(
+      'Redis client libraries (same process, same Redis; CPU of this process per operation)',
+      formatTable(
+        ['client', 'version', 'script ops/s', 'script CPU µs/op', 'GET ops/s', 'GET CPU µs/op', 'note'],
+        run.clients.map((c) => [
+          c.client,
+          c.version || '-',
+          c.script ? String(c.script.opsPerSecond) : '-',
+          c.script ? fixed(c.script.cpuMicrosPerOp, 1) : '-',
+          c.get ? String(c.get.opsPerSecond) : '-',
+          c.get ? fixed(c.get.cpuMicrosPerOp, 1) : '-',
+          c.skipped ?? '',
+        ]),
+      ),
+    );
+  }
   if (run.exactness.length > 0) {
     parts.push(
       'Limiter exactness (concurrent requests on a fresh bucket)',

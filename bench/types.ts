@@ -1,7 +1,8 @@
 /** The shapes of one benchmark run, as written to bench/results/<timestamp>.json. */
 import type { LoadStats } from './load.ts';
 
-export type StoreKind = 'memory' | 'redis';
+/** `cluster`: a local 3-primary Redis Cluster started by the bench (reference-impl/local-cluster.ts). */
+export type StoreKind = 'memory' | 'redis' | 'cluster';
 
 export interface ThroughputCell {
   store: StoreKind;
@@ -82,6 +83,16 @@ export interface ProfileResult {
   file: string;
 }
 
+/** One Redis client library on the hot path (phases/clients.ts), or why it was not measured. */
+export interface ClientResult {
+  client: string;
+  version: string;
+  /** The limiter-and-read script (EVALSHA) and a plain GET: operations per second and client CPU µs per operation. */
+  script?: { opsPerSecond: number; cpuMicrosPerOp: number };
+  get?: { opsPerSecond: number; cpuMicrosPerOp: number };
+  skipped?: string;
+}
+
 export interface BenchRun {
   startedAt: string;
   host: { node: string; cpus: number; platform: string };
@@ -92,5 +103,6 @@ export interface BenchRun {
   refill: RefillResult[];
   suite: SuiteTimeResult[];
   profile?: ProfileResult;
+  clients?: ClientResult[];
   notes: string[];
 }

@@ -1,6 +1,6 @@
 /**
  * Phase 2 (RATE-LIMIT-BURST-CAPACITY, RATE-LIMIT-SHARED-STORE): N concurrent requests on a fresh bucket of capacity C must admit
- * exactly C: the memory store on one instance, and Redis shared by two instances.
+ * exactly C: the memory store on one instance, and Redis (one, or a cluster) shared by two instances.
  */
 import { EXACTNESS, EXACT_TOKEN, benchConfig, storeConfig } from '../bench-config.ts';
 import { burst } from '../http-burst.ts';
@@ -10,18 +10,20 @@ import type { ExactnessResult, StoreKind } from '../types.ts';
 export interface ExactnessOptions {
   stores: StoreKind[];
   redisUrl: string;
+  /** Seed nodes of the local cluster (the `cluster` store). */
+  clusterNodes?: readonly string[];
   keyPrefix: string;
   trials: number;
   log: (line: string) => void;
 }
 
-/** One trial on fresh servers (memory: one instance; Redis: two instances on a fresh key prefix). */
-async function trial(store: StoreKind, prefix: string, redisUrl: string): Promise<ExactnessResult> {
+/** One trial on fresh servers (memory: one instance; Redis and the cluster: two instances on a fresh key prefix). */
+async function trial(store: StoreKind, prefix: string, redisUrl: string, clusterNodes?: readonly string[]): Promise<ExactnessResult> {
   const instances = store === 'memory' ? 1 : 2;
   const targets: Target[] = [];
   try {
     for (let i = 0; i < instances; i++) {
-      targets.push(await startTarget({ kind: 'reference', config: benchConfig(storeConfig(store, redisUrl, prefix)) }));
+      targets.push(await startTarget({ kind: 'reference', config: benchConfig(storeConfig(store, redisUrl, prefix, clusterNodes)) }));
     }
     const started = performance.now();
     const replies = await burst(
@@ -53,7 +55,7 @@ export async function exactnessPhase(options: ExactnessOptions): Promise<Exactne
   const results: ExactnessResult[] = [];
   for (const store of options.stores) {
     for (let i = 0; i < options.trials; i++) {
-      const result = await trial(store, `${options.keyPrefix}exact${i}:`, options.redisUrl);
+      const result = await trial(store, `${options.keyPrefix}exact${i}:`, options.redisUrl, options.clusterNodes);
       results.push(result);
       options.log(
         `  ${store.padEnd(6)} x${result.instances}  ${result.requests} requests, capacity ${result.capacity}: admitted ${result.admitted}, 429 ${result.rejected}, other ${result.other} (${result.elapsedMs} ms)`,

@@ -11,6 +11,8 @@ import type { RefillResult, StoreKind } from '../types.ts';
 export interface RefillOptions {
   stores: StoreKind[];
   redisUrl: string;
+  /** Seed nodes of the local cluster (the `cluster` store). */
+  clusterNodes?: readonly string[];
   keyPrefix: string;
   durationSeconds: number;
   concurrency: number;
@@ -61,7 +63,7 @@ export function slope(xs: number[], ys: number[]): number {
 async function measureStore(store: StoreKind, options: RefillOptions): Promise<RefillResult> {
   let target: Target | undefined;
   try {
-    target = await startTarget({ kind: 'reference', config: benchConfig(storeConfig(store, options.redisUrl, `${options.keyPrefix}refill:`)) });
+    target = await startTarget({ kind: 'reference', config: benchConfig(storeConfig(store, options.redisUrl, `${options.keyPrefix}refill:`, options.clusterNodes)) });
     const { replies, startedAt, endedAt } = await steadyPressure(
       `${target.url}/users/1`,
       { authorization: `Bearer ${REFILL_TOKEN}` },

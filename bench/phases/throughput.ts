@@ -6,12 +6,14 @@ import { randomUUID } from 'node:crypto';
 import { BENCH_TOKEN, LIMITED_TOKEN, benchConfig, storeConfig } from '../bench-config.ts';
 import { combineRounds, runLoad, type LoadRequest, type LoadStats } from '../load.ts';
 import { startTarget, type Target } from '../target.ts';
-import { THROUGHPUT_TARGETS } from '../targets.ts';
+import { throughputTarget } from '../targets.ts';
 import type { StoreKind, ThroughputCell } from '../types.ts';
 
 export interface ThroughputOptions {
   stores: StoreKind[];
   redisUrl: string;
+  /** Seed nodes of the local cluster (the `cluster` store). */
+  clusterNodes?: readonly string[];
   keyPrefix: string;
   durationSeconds: number;
   warmupSeconds: number;
@@ -112,7 +114,7 @@ export async function throughputPhase(options: ThroughputOptions): Promise<Throu
     for (const store of options.stores) {
       let reference: Target | undefined;
       try {
-        reference = await startTarget({ kind: 'reference', config: benchConfig(storeConfig(store, options.redisUrl, options.keyPrefix)) });
+        reference = await startTarget({ kind: 'reference', config: benchConfig(storeConfig(store, options.redisUrl, options.keyPrefix, options.clusterNodes)) });
         for (const route of ROUTES.filter((r) => !options.routes || options.routes.includes(r.name))) {
           const { base, ref, commands, baseCpu, refCpu } = await measurePair(baseline, reference, route.request, options);
           const baseCpuPerRequest = Math.round(baseCpu / Math.max(1, base.sent));
@@ -126,11 +128,11 @@ export async function throughputPhase(options: ThroughputOptions): Promise<Throu
             baseline: base,
             ratio: base.requestsPerSecond > 0 ? Math.round((ref.requestsPerSecond / base.requestsPerSecond) * 1000) / 1000 : 0,
             expectedShare: ref.total > 0 ? expected / ref.total : 0,
-            target: THROUGHPUT_TARGETS[route.name] ?? 0,
+            target: throughputTarget(store, route.name),
             cpuMicrosPerRequest: { reference: refCpuPerRequest, baseline: baseCpuPerRequest },
             cpuRatio: refCpuPerRequest > 0 ? Math.round((baseCpuPerRequest / refCpuPerRequest) * 1000) / 1000 : 0,
           };
-          if (store === 'redis') cell.redisCommandsPerRequest = perRequest(commands, ref.sent);
+          if (store !== 'memory') cell.redisCommandsPerRequest = perRequest(commands, ref.sent);
           cells.push(cell);
           options.log(
             `  ${store.padEnd(6)} ${route.name.padEnd(20)} ref ${ref.requestsPerSecond.toFixed(0).padStart(6)} req/s  base ${base.requestsPerSecond
