@@ -7,7 +7,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../reference-impl/redis-admin.ts';
-import { type ServerProcess, startServerProcess } from '../reference-impl/tests/reliability/support/server-process.ts';
+import { type ServerProcess, startServerProcess } from './server-process.ts';
 
 export const LOAD_TOKEN = 'soak-token-load';
 /** Zero refill in practice (one token per ~3 hours): the admitted count must equal the capacity exactly. */

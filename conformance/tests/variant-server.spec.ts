@@ -8,7 +8,7 @@ import { expect, test } from '@playwright/test';
 import { startVariant, REFERENCE } from '../../fixtures/broken/start.ts';
 import cacheAccountPublic from '../../fixtures/broken/cache-account-public.ts';
 import { rawRequest } from '../../reference-impl/tests/reliability/support/raw-http.ts';
-import { startServerProcess } from '../../reference-impl/tests/reliability/support/server-process.ts';
+import { startServerProcess } from '../../soak/server-process.ts';
 
 /** Raw requests whose answers depend on the Node server options, with what `serve` answers. */
 const EXCHANGES = [

@@ -12,7 +12,7 @@ import { ALICE } from '../support/harness.ts';
 import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../../redis-admin.ts';
 
 const SHARED_REDIS_URL = sharedRedisUrl();
-import { type ServerProcess, startServerProcess } from './support/server-process.ts';
+import { type ServerProcess, startServerProcess } from '../../../soak/server-process.ts';
 import { timedRequest } from './support/timed.ts';
 
 const SLOW_TOKEN = 'restart-test-token-slow';

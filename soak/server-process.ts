@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const BIN = fileURLToPath(new URL('../../../../bin/http-api-conformance.js', import.meta.url));
+export const BIN = fileURLToPath(new URL('../bin/http-api-conformance.js', import.meta.url));
 
 export interface ServerProcess {
   url: string;
