@@ -141,8 +141,3 @@ export function matchRoute(path: string, method: string): RouteMatch | undefined
   }
   return undefined;
 }
-
-/** Turns a D-PATHS pattern into the @koa/router (path-to-regexp v8) form: `/users/:id`. */
-export function routerPath(pattern: string): string {
-  return pattern.replace(/\{([A-Za-z]+)\}/g, ':$1');
-}

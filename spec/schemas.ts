@@ -140,11 +140,6 @@ export function compileAllSchemas(): void {
   registry.compileAll();
 }
 
-/** True when `data` is valid against the named schema. */
-export function isValid(name: string, data: unknown): boolean {
-  return getValidator(name)(data) === true;
-}
-
 function pointerToPath(pointer: string): string[] {
   if (pointer === '') return [];
   return pointer

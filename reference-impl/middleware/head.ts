@@ -4,7 +4,6 @@
  * without Host is 400.
  */
 import type { IncomingMessage } from 'node:http';
-import type { Next } from 'koa';
 import type { AppContext } from '../context.ts';
 import { HttpProblem } from '../problem.ts';
 
@@ -45,12 +44,4 @@ export function checkHead(ctx: AppContext): void {
   if (ctx.req.httpVersion === '1.1' && ctx.req.headers.host === undefined) {
     throw new HttpProblem(400, { detail: 'An HTTP/1.1 request must carry a Host header.' });
   }
-}
-
-/** Refuses duplicated singleton headers and a missing Host with a 400 problem (a separate layer; the app runs `checkHead` in the route middleware). */
-export function headCheck() {
-  return function headMiddleware(ctx: AppContext, next: Next): Promise<void> {
-    checkHead(ctx);
-    return next();
-  };
 }
