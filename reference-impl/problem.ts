@@ -133,5 +133,8 @@ export function invalidQueryProblem(errors: FieldError[]): HttpProblem {
 
 /** 404 for an unknown item or route, worded the same whether or not the item exists (D-AUTH). */
 export function notFound(): HttpProblem {
-  return new HttpProblem(404, { detail: 'No resource exists at this path.' });
+  return new HttpProblem(404, NOT_FOUND.init);
 }
+
+/** The 404 problem as data, for a middleware that answers it without a throw (unknown paths must be cheap). */
+export const NOT_FOUND: ProblemSpec = { status: 404, init: { detail: 'No resource exists at this path.' } };

@@ -6,7 +6,7 @@
  */
 import type { Next } from 'koa';
 import type { AppContext } from '../context.ts';
-import { HttpProblem, notFound } from '../problem.ts';
+import { HttpProblem, NOT_FOUND } from '../problem.ts';
 import { matchRoute } from '../route-table.ts';
 import { invalidTokenProblem } from './auth.ts';
 import { checkHead } from './head.ts';
@@ -20,7 +20,11 @@ export function routeCheck() {
     checkHead(ctx);
     // The rate-limit middleware may have matched the route already (to read along with the token).
     const match = ctx.state.route ?? matchRoute(ctx.path, ctx.method);
-    if (!match) throw notFound();
+    if (!match) {
+      // Answered here, without an Error, a throw and a catch, as the rate limiter answers its 429.
+      respondWithProblem(ctx, NOT_FOUND);
+      return Promise.resolve();
+    }
     ctx.state.route = match;
     if (ctx.method === 'OPTIONS') {
       if (ctx.state.identity.kind === 'invalid') throw invalidTokenProblem();

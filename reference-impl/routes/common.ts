@@ -67,9 +67,17 @@ export async function getOwnedOr404(
   return found;
 }
 
-/** The current time as an RFC 3339 UTC timestamp. */
+let lastMs = 0;
+let lastText = '';
+
+/** The current time as an RFC 3339 UTC timestamp (formatted once per millisecond: it is on every create). */
 export function now(): string {
-  return new Date().toISOString();
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastText = new Date(ms).toISOString();
+  }
+  return lastText;
 }
 
 /** The stored form of the 201 `created` answers, for a route that records its idempotent result with its work. */
