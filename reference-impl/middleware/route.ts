@@ -9,6 +9,7 @@ import type { AppContext } from '../context.ts';
 import { HttpProblem, NOT_FOUND } from '../problem.ts';
 import { matchRoute } from '../route-table.ts';
 import { invalidTokenProblem } from './auth.ts';
+import { respondWithProblem } from './errors.ts';
 import { checkHead } from './head.ts';
 
 /**
