@@ -1,18 +1,18 @@
-/** The benchmark targets (bench/README.md, Targets), and the PASS/FAIL verdict of each figure against them. */
+/** The benchmark goals (bench/README.md, Goals), and the PASS/FAIL verdict of each figure against them. */
 import type { ExactnessResult, RefillResult, SuiteTimeResult, ThroughputCell } from './types.ts';
 
 /**
- * Minimum reference/baseline ratio (req/s and CPU) per store and route (bench/README.md, Targets).
+ * Minimum reference/baseline ratio (req/s and CPU) per store and route (bench/README.md, Goals).
  * The cluster cells have none: three redis-servers share the machine's cores with both servers.
  */
-export const THROUGHPUT_TARGETS: Record<string, Record<string, number>> = {
+export const THROUGHPUT_GOALS: Record<string, Record<string, number>> = {
   memory: { 'GET /users/1': 0.7, 'POST /payments': 0.6, '404 problem': 0.75, '429 (rate-limited)': 0.8 },
   redis: { 'GET /users/1': 0.7, 'POST /payments': 0.5, '404 problem': 0.7, '429 (rate-limited)': 0.8 },
 };
 
 /** The target of a store's route, or 0 when it has none. */
-export function throughputTarget(store: string, route: string): number {
-  return THROUGHPUT_TARGETS[store]?.[route] ?? 0;
+export function throughputGoal(store: string, route: string): number {
+  return THROUGHPUT_GOALS[store]?.[route] ?? 0;
 }
 export const REFILL_MAX_ERROR = 0.05;
 export const SUITE_MAX_MS: Record<string, number> = { full: 30_000, smoke: 5_000 };

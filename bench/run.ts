@@ -17,7 +17,7 @@ import { throughputPhase, ROUTES } from './phases/throughput.ts';
 import { DEFAULT_REDIS_URL, deleteKeysWithPrefix, redisAnswers, sharedRedisUrl } from '../reference-impl/redis-admin.ts';
 import { compareRuns, loadPrevious, RESULTS_DIR, timestamp, writeRun } from './results.ts';
 import { formatComparison, formatRun } from './table.ts';
-import { exactnessVerdict, refillVerdict, suiteVerdict, throughputVerdict } from './targets.ts';
+import { exactnessVerdict, refillVerdict, suiteVerdict, throughputVerdict } from './goals.ts';
 import type { BenchRun, StoreKind } from './types.ts';
 
 const PHASES = ['throughput', 'clients', 'exactness', 'refill', 'profile', 'suite'] as const;

@@ -1,6 +1,6 @@
-/** Plain-text tables of a benchmark run, each figure beside its target and verdict. */
+/** Plain-text tables of a benchmark run, each figure beside its goal and verdict. */
 import type { Comparison } from './results.ts';
-import { cpuVerdict, exactnessVerdict, refillVerdict, suiteVerdict, SUITE_MAX_MS, REFILL_MAX_ERROR, throughputVerdict } from './targets.ts';
+import { cpuVerdict, exactnessVerdict, refillVerdict, suiteVerdict, SUITE_MAX_MS, REFILL_MAX_ERROR, throughputVerdict } from './goals.ts';
 import type { BenchRun } from './types.ts';
 
 /** Lays out rows as aligned columns with a header rule. */
@@ -20,7 +20,7 @@ export function formatRun(run: BenchRun): string {
     parts.push(
       'Throughput and latency (reference vs bare Koa, same run)',
       formatTable(
-        ['store', 'route', 'ref req/s', 'p50 ms', 'p99 ms', 'base req/s', 'p50 ms', 'p99 ms', 'ratio', 'target', 'verdict', 'CPU µs/req ref/base', 'CPU ratio', 'CPU verdict', 'redis cmds/req'],
+        ['store', 'route', 'ref req/s', 'p50 ms', 'p99 ms', 'base req/s', 'p50 ms', 'p99 ms', 'ratio', 'goal', 'verdict', 'CPU µs/req ref/base', 'CPU ratio', 'CPU verdict', 'redis cmds/req'],
         run.throughput.map((c) => [
           c.store,
           c.route,
@@ -71,7 +71,7 @@ export function formatRun(run: BenchRun): string {
     parts.push(
       'Refill accuracy (steady pressure)',
       formatTable(
-        ['store', 'configured/s', 'seconds', 'sent', 'admitted', 'lost ms', 'max gap', 'by count/s', 'error', 'by fit/s', 'error', 'target', 'verdict'],
+        ['store', 'configured/s', 'seconds', 'sent', 'admitted', 'lost ms', 'max gap', 'by count/s', 'error', 'by fit/s', 'error', 'goal', 'verdict'],
         run.refill.map((r) => [
           r.store,
           fixed(r.configuredPerSecond),
@@ -94,7 +94,7 @@ export function formatRun(run: BenchRun): string {
     parts.push(
       'Conformance suite run time (embedded reference server)',
       formatTable(
-        ['run', 'wall s', 'CPU s', 'target', 'exit', 'tests', 'verdict'],
+        ['run', 'wall s', 'CPU s', 'goal', 'exit', 'tests', 'verdict'],
         run.suite.map((r) => [
           r.name,
           fixed(r.wallMs / 1000, 1),

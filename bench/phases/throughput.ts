@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { BENCH_TOKEN, LIMITED_TOKEN, benchConfig, storeConfig } from '../bench-config.ts';
 import { combineRounds, runLoad, type LoadRequest, type LoadStats } from '../load.ts';
 import { startTarget, type Target } from '../target.ts';
-import { throughputTarget } from '../targets.ts';
+import { throughputGoal } from '../goals.ts';
 import type { StoreKind, ThroughputCell } from '../types.ts';
 
 export interface ThroughputOptions {
@@ -128,7 +128,7 @@ export async function throughputPhase(options: ThroughputOptions): Promise<Throu
             baseline: base,
             ratio: base.requestsPerSecond > 0 ? Math.round((ref.requestsPerSecond / base.requestsPerSecond) * 1000) / 1000 : 0,
             expectedShare: ref.total > 0 ? expected / ref.total : 0,
-            target: throughputTarget(store, route.name),
+            target: throughputGoal(store, route.name),
             cpuMicrosPerRequest: { reference: refCpuPerRequest, baseline: baseCpuPerRequest },
             cpuRatio: refCpuPerRequest > 0 ? Math.round((baseCpuPerRequest / refCpuPerRequest) * 1000) / 1000 : 0,
           };
