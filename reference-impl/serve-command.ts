@@ -3,7 +3,7 @@
  * gracefully on SIGTERM/SIGINT.
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type ConfigOverrides } from './config.ts';
+import { ConfigError, defaultConfig, loadConfig, resolveConfig, type Config, type ConfigOverrides } from './config.ts';
 import { startServer } from './server.ts';
 
 const USAGE = `usage: http-api-conformance serve [options]
@@ -16,9 +16,40 @@ options:
   --redis-cluster HOST:PORT,HOST:PORT
                     seed nodes of a Redis Cluster instead of one Redis (implies --store redis)
   --config FILE     JSON configuration file (see reference-impl/config.schema.json)
+  --fault-injection turn on X-Fault-Inject (500, 503, delay-<ms>), as fixtures/profiles/reference.json
+                    declares; development only, refused with NODE_ENV=production (\`npm start\` sets it)
   -h, --help        print this message
 
 Environment variables: see reference-impl/.env.example.`;
+
+const REFERENCE_PROFILE = 'fixtures/profiles/reference.json';
+const REFERENCE_URL = 'http://127.0.0.1:3000';
+
+/**
+ * What `serve` prints after its URL: the run command that works against this server as configured.
+ * fixtures/profiles/reference.json describes the development configuration (D-AUTH tokens, the token
+ * bucket, fault injection on), so it is offered as is only when the server runs that configuration;
+ * otherwise the line says which setting differs and what to do (the run would stop with exit 2
+ * naming the same profile field).
+ */
+export function howToCheck(config: Config, url: string): string {
+  const target = url === REFERENCE_URL ? '' : ` --target ${url}`;
+  const command = `npx http-api-conformance run --profile ${REFERENCE_PROFILE}${target}`;
+  if (JSON.stringify(config.tokens) !== JSON.stringify(defaultConfig().tokens)) {
+    return `Tokens: your own (--config); describe them in a profile of your own (README "Write a profile") to run the suite`;
+  }
+  const lines = [`Tokens: the development tokens of ${REFERENCE_PROFILE} (D-AUTH)`];
+  if (config.rateLimit.algorithm !== 'token-bucket') {
+    lines.push(`Rate limit: ${config.rateLimit.algorithm}; ${REFERENCE_PROFILE} declares rateLimit.algorithm "token-bucket": use a copy of it with "leaky-bucket"`);
+  }
+  if (!config.faultInjection) {
+    lines.push(`Fault injection: off; ${REFERENCE_PROFILE} declares features.faultInjection, so start with --fault-injection (as \`npm start\` does) to check with it as is`);
+    return lines.join('\n');
+  }
+  lines.push('Fault injection: on (X-Fault-Inject; development only)');
+  if (config.rateLimit.algorithm === 'token-bucket') lines.push(`Check it: ${command}`);
+  return lines.join('\n');
+}
 
 /** Runs `serve` with `args`; resolves to the exit code once the server has stopped. */
 export async function serveCommand(args: string[]): Promise<number> {
@@ -35,6 +66,7 @@ export async function serveCommand(args: string[]): Promise<number> {
         'redis-url': { type: 'string' },
         'redis-cluster': { type: 'string' },
         config: { type: 'string' },
+        'fault-injection': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -76,14 +108,15 @@ export async function serveCommand(args: string[]): Promise<number> {
 
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    const config = await loadConfig(overrides);
+    const loaded = await loadConfig(overrides);
+    const config = values['fault-injection'] ? resolveConfig({ ...loaded, faultInjection: true }, process.env.NODE_ENV) : loaded;
     server = await startServer({ config });
+    console.log(`Reference server listening on ${server.url}`);
+    console.log(howToCheck(config, server.url));
   } catch (error) {
     console.error(`serve: ${error instanceof ConfigError ? error.message : `cannot start: ${(error as Error).message}`}`);
     return error instanceof ConfigError ? 2 : 1;
   }
-  console.log(`Reference server listening on ${server.url}`);
-  console.log('Tokens: see fixtures/profiles/reference.json');
   return new Promise<number>((resolve) => {
     const stop = (signal: string): void => {
       console.log(`${signal} received: finishing in-flight requests`);

@@ -93,6 +93,19 @@ export interface RunResults {
   unknownIds?: string[];
   /** What weakens the run's evidence without failing it (TLS verification turned off by --insecure). */
   warnings?: string[];
+  /** `run --repeat N`: the outcome of every requirement in each run, and which requirements the runs disagreed on. */
+  repeat?: RepeatedRuns;
+}
+
+/** The runs of `run --repeat N` against one target (conformance/cli/repeat.ts). */
+export interface RepeatedRuns {
+  runs: number;
+  /** Each run's exit code, in order. */
+  exitCodes: (0 | 1 | 2)[];
+  /** Requirement ID → its outcome in each run, in order. */
+  outcomes: Record<string, Outcome[]>;
+  /** IDs whose outcome was not the same in every run (skips by --grep excluded: they never differ). */
+  disagreeing: string[];
 }
 
 /** What a run knows at its end; `createResults` derives the rest. */

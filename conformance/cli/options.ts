@@ -20,6 +20,8 @@ export interface RunOptions {
   ca?: string;
   /** TLS verification off (loud warning in the console and results.json). */
   insecure: boolean;
+  /** Runs of the suite against the same target (`--repeat N`, default 1): the flake hunter (conformance/cli/repeat.ts). */
+  repeat: number;
   help: boolean;
 }
 
@@ -42,6 +44,8 @@ options:
   --ca FILE           PEM file of a private CA or a self-signed certificate to trust for https:// targets
                       (added to Node's default roots, for every request of the suite)
   --insecure          do not verify TLS certificates at all (a loud warning in the console and in results.json)
+  --repeat N          run the suite N times (1-100) against the same target; results.json gets every run's
+                      outcome per requirement and the console lists the requirements the runs disagreed on
   -h, --help          print this message
 
 environment: HAC_REDIS_URL (embedded server: two instances on this Redis when it answers),
@@ -71,6 +75,7 @@ export function parseRunOptions(args: string[], cwd: string = process.cwd()): Ru
         workers: { type: 'string' },
         ca: { type: 'string' },
         insecure: { type: 'boolean', default: false },
+        repeat: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -99,6 +104,10 @@ export function parseRunOptions(args: string[], cwd: string = process.cwd()): Ru
       throw new UsageError(`--workers must be a whole number from 1 to 64 (got "${values.workers}")`);
     }
   }
+  const repeat = values.repeat === undefined ? 1 : Number(values.repeat);
+  if (values.repeat !== undefined && (!/^\d+$/.test(values.repeat) || repeat < 1 || repeat > 100)) {
+    throw new UsageError(`--repeat must be a whole number from 1 to 100 (got "${values.repeat}")`);
+  }
   return {
     targets,
     ...(values.profile !== undefined ? { profile: resolve(cwd, values.profile) } : {}),
@@ -109,6 +118,7 @@ export function parseRunOptions(args: string[], cwd: string = process.cwd()): Ru
     ...(workers !== undefined ? { workers } : {}),
     ...(values.ca !== undefined ? { ca: resolve(cwd, values.ca) } : {}),
     insecure: values.insecure ?? false,
+    repeat,
     help: values.help ?? false,
   };
 }

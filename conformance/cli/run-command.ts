@@ -15,6 +15,8 @@ import { grepPattern, parseRunOptions, RUN_USAGE, UsageError } from './options.t
 import type { RunOptions } from './options.ts';
 import { runSuite } from './playwright-process.ts';
 import { probeTargets } from './probe.ts';
+import { formatDisagreements, mergeRuns, runDirectory } from './repeat.ts';
+import { formatFeatureProblems, verifyFeatures } from './verify-features.ts';
 import { tcpAnswers } from '../support/tcp.ts';
 import { DEFAULT_PROFILE, hasBaseUrls, ProfileError, readProfile, validateProfile, withTargets } from './profile.ts';
 import type { ProfileDocument } from './profile.ts';
@@ -148,23 +150,38 @@ export async function runCommand(args: string[]): Promise<number> {
       return fail(`target unreachable:\n${down.map((p) => `  ${p.url}: ${p.problem}`).join('\n')}`, target);
     }
     console.log(`target${baseUrls.length > 1 ? 's' : ''}: ${baseUrls.join(', ')} (profile "${valid.name}")`);
+    // Declared features are verified before use: one message and exit 2, not a dozen MUST failures.
+    // The embedded server with its own profile is configured from that profile: nothing to verify.
+    const missing = embedded && options.profile === undefined ? [] : await verifyFeatures(valid);
+    if (missing.length > 0) return fail(formatFeatureProblems(missing), target);
 
     const { $schema: _schema, ...resolved } = valid;
     const profilePath = join(options.out, 'profile.json');
     writeFileSync(profilePath, `${JSON.stringify(resolved, null, 2)}\n`);
     const suiteStarted = performance.now();
-    await runSuite({
-      profilePath,
-      profileSource,
-      outDir: options.out,
-      strict: options.strict,
-      reporter: options.reporter,
-      ...(options.workers !== undefined ? { workers: options.workers } : {}),
-      ...(options.grep ? { grep: { selection: options.grep, pattern: grepPattern(options.grep) } } : {}),
-    });
+    const runs: (RunResults | undefined)[] = [];
+    for (let index = 1; index <= options.repeat; index += 1) {
+      const outDir = runDirectory(options.out, index, options.repeat);
+      if (options.repeat > 1) console.log(`\nrun ${index} of ${options.repeat} (${outDir})`);
+      await runSuite({
+        profilePath,
+        profileSource,
+        outDir,
+        strict: options.strict,
+        reporter: options.reporter,
+        ...(options.workers !== undefined ? { workers: options.workers } : {}),
+        ...(options.grep ? { grep: { selection: options.grep, pattern: grepPattern(options.grep) } } : {}),
+      });
+      runs.push(reportedResults(join(outDir, 'results.json')));
+    }
     const suiteMs = performance.now() - suiteStarted;
 
-    const results = reportedResults(resultsFile);
+    const finished = runs.filter((r): r is RunResults => r !== undefined);
+    const results = finished.length === runs.length && finished.length > 0 ? mergeRuns(finished) : undefined;
+    if (results && options.repeat > 1) {
+      writeResults(options.out, results);
+      writeReportFiles(options.out, results);
+    }
     if (!results) {
       console.error('http-api-conformance run: the suite wrote no results.json: the run did not finish');
       const unfinished = createResults({ kind: 'server', target, startedAt: started, strict: options.strict, complete: false, requirements: [], errors: ['the suite wrote no results'] });
@@ -178,6 +195,7 @@ export async function runCommand(args: string[]): Promise<number> {
       writeReportFiles(options.out, results);
     }
     console.log(`\n${formatSummary(results)}\n`);
+    if (results.repeat) console.log(`${formatDisagreements(results)}\n`);
     const verdict = results.exitCode === 0 ? 'PASS' : results.complete ? 'FAIL' : 'FAIL (incomplete run)';
     console.log(`${verdict}: ${results.summary.passed} passed, ${results.summary.failed} failed, ${results.summary.warning} warning, ${results.summary.skipped} skipped`);
     console.log(`results: ${resultsFile}`);

@@ -1,0 +1,126 @@
+/**
+ * Declared features are verified before use: a profile that declares fault injection, a slow
+ * window or rate-limit tokens the target ignores would otherwise turn one setting into a dozen MUST
+ * failures. Each check sends the request the suite itself would send, once, and a mismatch becomes
+ * one line naming the profile field, what the target did, and the fix. The run then stops with
+ * exit 2 before the suite starts (conformance/cli/run-command.ts).
+ */
+import { send } from '../support/http.ts';
+import type { HttpResponse } from '../support/http.ts';
+import { fillTemplate } from '../support/template.ts';
+import type { TargetProfile } from '../target/profile.ts';
+
+export interface FeatureProblem {
+  /** The profile field, as a JSON path (`features.faultInjection.header`). */
+  field: string;
+  /** What the target did instead. */
+  problem: string;
+  fix: string;
+}
+
+/** The slow window the profile schema promises (target-profile.schema.json `slowValue`: at least 300 ms). */
+export const SLOW_WINDOW_MS = 300;
+/** Timer and clock granularity allowed below the promised window (setTimeout may fire 1 ms early). */
+const SLOW_TOLERANCE_MS = 10;
+
+function describe(response: HttpResponse): string {
+  return `${response.request.method} ${new URL(response.request.url).pathname} answered ${response.status}`;
+}
+
+/** `features.faultInjection.header`: the suite sends `<header>: 500` and expects the injected 500. */
+async function checkFaultInjection(profile: TargetProfile, base: string): Promise<FeatureProblem[]> {
+  const fault = profile.features?.faultInjection;
+  const first = profile.collections[0];
+  if (!fault || !first) return [];
+  const auth: Record<string, string> = first.auth?.read === false ? {} : { authorization: `Bearer ${profile.tokens.valid}` };
+  const response = await send(base, 'GET', first.path, { headers: { ...auth, [fault.header]: '500' }, timeoutMs: 10_000 });
+  if (response.status === 500) return [];
+  return [
+    {
+      field: 'features.faultInjection',
+      problem: `the target ignores ${fault.header}: 500 (${describe(response)}, not 500)`,
+      fix: 'turn fault injection on in the target (reference server: `npm start`, or `serve --fault-injection`), or remove features.faultInjection from the profile (the checks that need it are then skipped)',
+    },
+  ];
+}
+
+/** `features.faultInjection.slowValue`: a keyed POST carrying it stays in flight at least 300 ms. */
+async function checkSlowValue(profile: TargetProfile, base: string): Promise<FeatureProblem[]> {
+  const fault = profile.features?.faultInjection;
+  const idem = profile.idempotency;
+  if (!fault?.slowValue || !idem) return [];
+  const key = `hac-verify-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  const headers = { authorization: `Bearer ${profile.tokens.valid}`, 'idempotency-key': key, [fault.header]: fault.slowValue };
+  const response = await send(base, 'POST', idem.path, { headers, json: fillTemplate(idem.body), timeoutMs: 15_000 });
+  if (response.status >= 200 && response.status < 300 && response.durationMs >= SLOW_WINDOW_MS - SLOW_TOLERANCE_MS) return [];
+  const what = response.status >= 300 ? `${describe(response)}` : `${describe(response)} after ${Math.round(response.durationMs)} ms, not at least ${SLOW_WINDOW_MS} ms`;
+  return [
+    {
+      field: 'features.faultInjection.slowValue',
+      problem: `the target does not hold a request carrying ${fault.header}: ${fault.slowValue} (${what})`,
+      fix: 'make the target delay such requests (reference server: fault injection on, slowValue "delay-500"), or remove slowValue from the profile (the in-flight checks then run without it, or are skipped)',
+    },
+  ];
+}
+
+/**
+ * `tokens.rateLimit`, `tokens.rateLimitPool` and `tokens.rateLimitSlow`: each token is known and,
+ * when the profile gives its plan's capacity, the target's RateLimit-Limit says the same. One
+ * request per token (the rate-limit checks read the bucket's state from its headers before they burst).
+ */
+async function checkRateLimitTokens(profile: TargetProfile, base: string): Promise<FeatureProblem[]> {
+  const { rateLimit, rateLimitPool, rateLimitSlow } = profile.tokens;
+  const capacity = profile.rateLimit?.capacity;
+  const tokens: { field: string; token: string; capacity?: number; capacityField: string }[] = [
+    ...(rateLimit ? [{ field: 'tokens.rateLimit', token: rateLimit, capacity, capacityField: 'rateLimit.capacity' }] : []),
+    ...(rateLimitPool ?? []).map((token, index) => ({ field: `tokens.rateLimitPool[${index}]`, token, capacity, capacityField: 'rateLimit.capacity' })),
+    ...(rateLimitSlow ? [{ field: 'tokens.rateLimitSlow.token', token: rateLimitSlow.token, capacity: rateLimitSlow.capacity, capacityField: 'tokens.rateLimitSlow.capacity' }] : []),
+  ];
+  const problems = await Promise.all(
+    tokens.map(async ({ field, token, capacity: declared, capacityField }): Promise<FeatureProblem[]> => {
+      const response = await send(base, profile.protected.method, profile.protected.path, {
+        headers: { authorization: `Bearer ${token}` },
+        ...(profile.protected.body !== undefined ? { json: fillTemplate(profile.protected.body) } : {}),
+        timeoutMs: 10_000,
+      });
+      if (response.status === 401) {
+        return [{ field, problem: `the target does not know this token (${describe(response)})`, fix: `configure the token in the target, or name a token it knows in ${field}` }];
+      }
+      const limit = response.headers['ratelimit-limit']?.trim();
+      if (declared === undefined || limit === undefined || !/^\d+$/.test(limit) || Number(limit) === declared) return [];
+      return [
+        {
+          field,
+          problem: `the target limits this token at RateLimit-Limit ${limit}, the profile says ${capacityField} ${declared}`,
+          fix: `put the token on the plan the profile describes, or set ${capacityField} (and the refill rate) to the target's plan`,
+        },
+      ];
+    }),
+  );
+  return problems.flat();
+}
+
+/**
+ * Verifies every declared feature the suite relies on against the first base URL; an empty list
+ * means all hold. The slow window is checked only when the fault header itself works (one cause,
+ * one message).
+ */
+export async function verifyFeatures(profile: TargetProfile): Promise<FeatureProblem[]> {
+  const base = profile.baseUrls[0];
+  if (base === undefined) return [];
+  const guarded = (check: (p: TargetProfile, b: string) => Promise<FeatureProblem[]>, field: string) =>
+    check(profile, base).catch((error: unknown): FeatureProblem[] => [
+      { field, problem: `could not be verified: ${(error as Error).message.split('\n')[0] ?? ''}`, fix: 'make sure the target answers, then run again' },
+    ]);
+  const [fault, tokens] = await Promise.all([guarded(checkFaultInjection, 'features.faultInjection'), guarded(checkRateLimitTokens, 'tokens')]);
+  const slow = fault.length === 0 ? await guarded(checkSlowValue, 'features.faultInjection.slowValue') : [];
+  return [...fault, ...slow, ...tokens];
+}
+
+/** The message the CLI prints once: one block per problem. */
+export function formatFeatureProblems(problems: readonly FeatureProblem[]): string {
+  return [
+    'the profile declares features the target does not provide:',
+    ...problems.map((p) => `  ${p.field}: ${p.problem}\n    fix: ${p.fix}`),
+  ].join('\n');
+}
