@@ -82,8 +82,11 @@ test('every link resolves: GET links answer 200, self returns the same resource,
         expect(got.status, `${path} ${rel} → ${describe(got)}`).toBe(200);
         if (rel === 'self' && !href.includes('?')) expect(got.json).toEqual(response.json);
       } else {
-        const options = await target.client.request('OPTIONS', href);
-        expect(options.headers.allow ?? '', `${path} ${rel}: ${describe(options)}`).toContain(link.method);
+        // The allowed methods from OPTIONS (METHOD-OPTIONS-ALLOW, a SHOULD), else from the Allow of the 405
+        // a GET gets (METHOD-ALLOW-HEADER, a MUST): never by performing the action (D-SUITE-TRUST).
+        let answer = await target.client.request('OPTIONS', href);
+        if (answer.status < 200 || answer.status >= 300) answer = await target.client.get(href);
+        expect(answer.headers.allow ?? '', `${path} ${rel}: ${describe(answer)}`).toContain(link.method);
       }
     }
   }

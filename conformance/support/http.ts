@@ -83,7 +83,11 @@ function sendOnce(baseUrl: string, method: string, path: string, options: Reques
     body = JSON.stringify(options.json);
     headers['content-type'] ??= 'application/json';
   }
-  if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+  const bytes = body === undefined ? 0 : Buffer.byteLength(body);
+  if (body !== undefined) headers['content-length'] = String(bytes);
+  // A large upload asks to keep the connection: a server that answers early (413) then reads the rest
+  // instead of closing on it, so the answer is not lost to a reset (D-SUITE-TRUST).
+  if (bytes > CHUNK_BYTES) headers.connection ??= 'keep-alive';
   const request: SentRequest = { method, url: url.toString(), headers, ...(body !== undefined ? { body } : {}) };
   const started = performance.now();
   const timeoutMs = options.timeoutMs ?? 15_000;
@@ -125,7 +129,9 @@ function sendOnce(baseUrl: string, method: string, path: string, options: Reques
       if (responded && CLOSED.has(error.code ?? '')) return;
       if (error instanceof TransportError) return reject(error);
       const message = `${error.message}: ${method} ${url.toString()}\n  ${curlFor(request)}`;
-      reject(!uploaded && CLOSED.has(error.code ?? '') ? new UploadInterrupted(`the connection closed before the body was sent and before any answer: ${message}`) : new TransportError(message));
+      // Reset before any answer: an unfinished upload, or a large one whose early answer the reset
+      // discarded, cannot have been processed, so it is sent again.
+      reject((!uploaded || bytes > CHUNK_BYTES) && CLOSED.has(error.code ?? '') ? new UploadInterrupted(`the connection closed before the body was sent and before any answer: ${message}`) : new TransportError(message));
     });
     req.on('finish', () => {
       uploaded = true;
