@@ -22,19 +22,31 @@ for (const [file, expected] of fullRuns) {
   });
 }
 
-const focusedRuns: [string, string[], string[]][] = [
-  ['broken-no-cap.ts', ['500-always', 'bad-request-400'], ['CLIENT-ATTEMPT-CAP']],
-  ['broken-ignores-ratelimit-remaining.ts', ['ratelimit-remaining-zero', 'retry-after-delta'], ['CLIENT-RATELIMIT-REMAINING-WAIT']],
-  ['broken-no-timeout.ts', ['slow-response', 'connection-reset'], ['CLIENT-TIMEOUT']],
+const focusedRuns: [string, string[], string[], string][] = [
+  // No cap: there is no value to compare with the reference's 5, so that SHOULD is skipped.
+  ['broken-no-cap.ts', ['500-always', 'bad-request-400'], ['CLIENT-ATTEMPT-CAP'], 'CLIENT-ATTEMPTS-REFERENCE'],
+  ['broken-ignores-ratelimit-remaining.ts', ['ratelimit-remaining-zero', 'retry-after-delta'], ['CLIENT-RATELIMIT-REMAINING-WAIT'], ''],
+  // No timeout fired, so its value is not judged.
+  ['broken-no-timeout.ts', ['slow-response', 'connection-reset'], ['CLIENT-TIMEOUT'], 'CLIENT-TIMEOUT-REFERENCE'],
 ];
 
-for (const [file, scenarios, expected] of focusedRuns) {
+for (const [file, scenarios, expected, skipped] of focusedRuns) {
   test(`${file} fails exactly ${expected.join(', ')} on ${scenarios.join(' and ')}`, async () => {
     const { results } = await certifyFixture(file, { scenarios });
     expect(idsWith(results, 'failed'), failureReport(results)).toEqual(expected);
+    expect(idsWith(results, 'warning'), failureReport(results)).toEqual([]);
+    if (skipped) expect(idsWith(results, 'skipped')).toContain(skipped);
     expect(results.exitCode).toBe(1);
   });
 }
+
+test('a cap of 6 attempts is a cap: CLIENT-ATTEMPT-CAP passes, the reference value 5 gets a warning', async () => {
+  const { results } = await certifyFixture('broken-six-attempts.ts', { scenarios: ['500-always', 'bad-request-400'] });
+  expect(idsWith(results, 'failed'), failureReport(results)).toEqual([]);
+  expect(idsWith(results, 'warning')).toEqual(['CLIENT-ATTEMPTS-REFERENCE']);
+  expect(idsWith(results, 'passed')).toContain('CLIENT-ATTEMPT-CAP');
+  expect(results.exitCode).toBe(0);
+});
 
 test('a client that retries 404 and 409 gets a warning, and fails under --strict', async () => {
   const scenarios = ['not-found-404', 'conflict-409'];

@@ -29,6 +29,14 @@ test.describe('jitter judgement', () => {
     expect(checks[0]?.detail).toMatch(/2\.20/);
   });
 
+  test('at time scale 1 a jitter of 1.41 s fails and 1.10 s passes: the bound is 1 s plus the measuring tolerance only', () => {
+    const real = { ...ctx, msPerSecond: 1000 };
+    const at = (j: number): JitterSample[] => [{ scenario: 's', attempt: 3, jitterSeconds: j }];
+    expect(jitterChecks(at(1.41), real)[0]?.status).toBe('failed');
+    expect(jitterChecks(at(1.1), real)[0]?.status).toBe('passed');
+    expect(jitterChecks(at(1 + (DEFAULT_TOLERANCE.lateMs + 1) / 1000), real)[0]?.status).toBe('failed');
+  });
+
   test('first waits do not count towards randomness, and too few samples skip it', () => {
     const cold: JitterSample[] = [0.1, 0.9, 0.4, 0.7, 0.2, 0.6, 0.3].map((j) => ({ scenario: 's', attempt: 0, jitterSeconds: j }));
     expect(jitterChecks(cold, ctx).map((c) => c.status)).toEqual(['passed', 'skipped']);
@@ -94,6 +102,12 @@ test.describe('scripted server', () => {
   });
 });
 
+/** Levels of the cap and timeout rules: the rule is a MUST, the reference client's value a SHOULD. */
+function reqs4levels(): Record<string, string> {
+  const ids = ['CLIENT-ATTEMPT-CAP', 'CLIENT-ATTEMPTS-REFERENCE', 'CLIENT-TIMEOUT', 'CLIENT-TIMEOUT-REFERENCE'];
+  return Object.fromEntries(loadClientRequirements().filter((r) => ids.includes(r.id)).map((r) => [r.id, r.level]));
+}
+
 test.describe('requirement levels', () => {
   test('levels come from the catalogue, and IDs it lacks keep the fallback level', () => {
     const base: Omit<Requirement, 'id' | 'level' | 'summary'> = { party: 'client', area: 'client', testable: 'client-harness', source: { section: '7', quote: 'q' }, references: [] };
@@ -112,12 +126,13 @@ test.describe('requirement levels', () => {
     expect(reqs.find((r) => r.id === 'CLIENT-ATTEMPT-CAP')?.level).toBe('MUST');
     expect(reqs.map((r) => r.id)).not.toContain('CLIENT-REVIEWED');
     expect(reqs.map((r) => r.id)).not.toContain('SERVER-RULE');
-    expect(reqs).toHaveLength(16);
+    expect(reqs).toHaveLength(18);
   });
 
   test('the real catalogue lists every ID the harness judges', () => {
     const ids = loadClientRequirements().map((r) => r.id);
-    expect(ids).toHaveLength(15);
+    expect(ids).toHaveLength(17);
+    expect(reqs4levels()).toEqual({ 'CLIENT-ATTEMPT-CAP': 'MUST', 'CLIENT-ATTEMPTS-REFERENCE': 'SHOULD', 'CLIENT-TIMEOUT': 'MUST', 'CLIENT-TIMEOUT-REFERENCE': 'SHOULD' });
     expect(ids).toContain('CLIENT-IGNORE-UNKNOWN-MEMBERS');
   });
 });

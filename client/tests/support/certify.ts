@@ -20,7 +20,7 @@ export function fixtureCommand(file: string): string {
  * overridden; the results must match spec/schemas/results.schema.json (else it throws).
  */
 export async function certifyFixture(file: string, options: Partial<CertifyOptions> = {}): Promise<Certification> {
-  const certification = await certifyClient({ command: fixtureCommand(file), timeScale: 0.25, concurrency: 3, cwd: ROOT, ...options });
+  const certification = await certifyClient({ command: fixtureCommand(file), timeScale: 0.25, concurrency: 8, cwd: ROOT, ...options });
   const errors = resultsSchemaErrors(certification.results);
   if (errors.length > 0) throw new Error(`the client harness's results do not match results.schema.json:\n  ${errors.join('\n  ')}`);
   return certification;

@@ -1,0 +1,73 @@
+import { test, expect } from '@playwright/test';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadClientRequirements } from '../harness/requirements.ts';
+import { MATRIX_CLIENTS } from '../matrix/adapters.ts';
+import { KNOWN_VERDICTS } from '../matrix/known-verdicts.ts';
+import type { Matrix } from '../matrix/run-matrix.ts';
+import { readResults } from '../../spec/results.ts';
+import { ROOT } from './support/certify.ts';
+
+/** client → requirement → outcome, from a matrix. */
+function cellsOf(matrix: Matrix): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  for (const client of matrix.clients) out[client.name] = Object.fromEntries(matrix.requirements.map((r) => [r.id, r.cells[client.name]?.outcome ?? 'missing']));
+  return out;
+}
+
+function expectedCells(): Record<string, Record<string, string>> {
+  return Object.fromEntries(MATRIX_CLIENTS.map((c) => [c.name, Object.fromEntries(loadClientRequirements().map((r) => [r.id, KNOWN_VERDICTS[c.name]?.[r.id]?.outcome ?? 'not written down']))]));
+}
+
+test('every client of the matrix has a known verdict, with its reason, for every client requirement; failures say how to fix them', () => {
+  const ids = loadClientRequirements().map((r) => r.id).sort();
+  for (const client of MATRIX_CLIENTS) {
+    const known = KNOWN_VERDICTS[client.name] ?? {};
+    expect(Object.keys(known).sort(), client.name).toEqual(ids);
+    for (const [id, verdict] of Object.entries(known)) {
+      expect(verdict.why.length, `${client.name} ${id}`).toBeGreaterThan(10);
+      if (verdict.outcome === 'failed' || verdict.outcome === 'warning') expect(verdict.fix, `${client.name} ${id}`).toMatch(/^(configuration|the platform fetch cannot)/);
+    }
+  }
+});
+
+test('the published matrix (client/clients-matrix.json) shows the known verdicts', () => {
+  const published = JSON.parse(readFileSync(join(ROOT, 'client/clients-matrix.json'), 'utf8')) as Matrix;
+  expect(cellsOf(published)).toEqual(expectedCells());
+  const readme = readFileSync(join(ROOT, 'client/README.md'), 'utf8');
+  const table = readFileSync(join(ROOT, 'client/clients-matrix.md'), 'utf8').split('\n\n')[0] ?? '';
+  expect(readme, 'the README shows the current table').toContain(table.trim());
+});
+
+test('npm run clients:matrix certifies every library in real time, concurrently, and each verdict is the known one', async () => {
+  test.setTimeout(240_000);
+  const out = mkdtempSync(join(tmpdir(), 'hac-clients-matrix-'));
+  const load = loadavg()[0] ?? 0;
+  try {
+    const started = performance.now();
+    const { code, stdout } = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = spawn('npm', ['run', 'clients:matrix', '--', '--out', out], { cwd: ROOT });
+      let text = '';
+      child.stdout.on('data', (d: Buffer) => (text += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (text += d.toString()));
+      child.on('close', (c) => resolve({ code: c, stdout: text }));
+    });
+    const wall = performance.now() - started;
+    test.info().annotations.push({ type: 'matrix duration', description: `${Math.round(wall)} ms wall, load average ${load.toFixed(1)} at the start` });
+    expect(code, stdout).toBe(0);
+    const matrix = JSON.parse(readFileSync(join(out, 'clients-matrix.json'), 'utf8')) as Matrix;
+    expect(matrix.clients.filter((c) => !c.complete).map((c) => `${c.name}: ${c.errors.join('; ')}`)).toEqual([]);
+    expect(cellsOf(matrix), readFileSync(join(out, 'clients-matrix.md'), 'utf8')).toEqual(expectedCells());
+    expect(matrix.clients.map((c) => c.versions).join(' ')).toMatch(/ky@\d+.*got@\d+.*axios@\d+.*axios-retry@\d+.*undici@\d+.*p-retry@\d+/);
+    // Each client's full results.json is kept beside the matrix, and matches results.schema.json.
+    expect(readdirSync(join(out, 'clients-matrix-results'))).toHaveLength(MATRIX_CLIENTS.length);
+    for (const file of readdirSync(join(out, 'clients-matrix-results'))) expect(readResults(join(out, 'clients-matrix-results', file)).kind).toBe('client');
+    // Every real-time scenario of every client runs at once: about a minute (the longest scenario is
+    // ~17 s of waits; the rest is process start-up on a loaded machine). Measured 45-65 s at load 13-23.
+    expect(wall).toBeLessThan(120_000);
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
