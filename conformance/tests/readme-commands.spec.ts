@@ -25,6 +25,8 @@ import type { Finished } from './support/subprocess.ts';
 const NOT_RUN: Record<string, string> = {
   'npm ci && npm run conformance': '`npm ci` would reinstall node_modules under every other process of the tree; `npm run conformance` runs below on its own',
   'npm test': 'this test is part of `npm test`',
+  'npx http-api-conformance init --openapi openapi.yaml --target http://127.0.0.1:3100 --token TOKEN --token OTHER_TOKEN --limited-token READ_ONLY_TOKEN --rate-limit-token LOW_LIMIT_TOKEN --out conformance/my-api.json':
+    "a user's own document and tokens; the same command runs from the installed tarball in package-install.spec.ts on spec/openapi.yaml and the widgets document, with their tokens",
   'npx http-api-conformance run --profile my-api.json': "a user's own profile (my-api.json) and servers; the same CLI runs against local targets in cli-targets.spec.ts",
   'npx http-api-conformance run --profile my-api.json --target https://staging.example.com': 'a remote staging URL; https targets run in meta-valid-variants.spec.ts (tls-terminator, --ca)',
   'npx http-api-conformance run --profile my-api.json --target http://10.0.0.1:8080 --target http://10.0.0.2:8080': "a user's own hosts; two targets run in meta-valid-variants.spec.ts (two-instances-redis)",
