@@ -146,11 +146,11 @@ export interface ConfigOverrides {
   host?: string;
   store?: 'memory' | 'redis';
   redisUrl?: string;
+  /** Redis Cluster seed nodes (`serve --redis-cluster host:port,host:port`). */
+  redisCluster?: string[];
   configFile?: string;
 }
 
-  /** Redis Cluster seed nodes (`serve --redis-cluster host:port,host:port`). */
-  redisCluster?: string[];
 type Env = Record<string, string | undefined>;
 
 /**
@@ -200,10 +200,10 @@ function fromEnv(env: Env): Record<string, unknown> {
   if (env.HAC_STORE) store.kind = env.HAC_STORE;
   if (env.HAC_REDIS_URL) store.url = env.HAC_REDIS_URL;
   if (env.HAC_REDIS_KEY_PREFIX) store.keyPrefix = env.HAC_REDIS_KEY_PREFIX;
+  if (env.HAC_REDIS_CLUSTER) store.cluster = env.HAC_REDIS_CLUSTER.split(',').map((node) => node.trim());
   const timeout = number('HAC_REDIS_COMMAND_TIMEOUT_MS');
   if (timeout !== undefined) store.commandTimeoutMs = timeout;
   if (Object.keys(store).length > 0) out.store = store;
-  if (env.HAC_REDIS_CLUSTER) store.cluster = env.HAC_REDIS_CLUSTER.split(',').map((node) => node.trim());
   set('bodyLimitBytes', number('HAC_BODY_LIMIT_BYTES'));
   if (env.HAC_RATE_LIMIT_ALGORITHM) out.rateLimit = { algorithm: env.HAC_RATE_LIMIT_ALGORITHM };
   const idempotency: Record<string, unknown> = {};
@@ -225,7 +225,7 @@ function fromOverrides(overrides: ConfigOverrides): Record<string, unknown> {
   const store: Record<string, unknown> = {};
   if (overrides.store !== undefined) store.kind = overrides.store;
   if (overrides.redisUrl !== undefined) store.url = overrides.redisUrl;
+  if (overrides.redisCluster !== undefined) store.cluster = overrides.redisCluster;
   if (Object.keys(store).length > 0) out.store = store;
   return out;
 }
-  if (overrides.redisCluster !== undefined) store.cluster = overrides.redisCluster;
