@@ -88,6 +88,36 @@ test.describe('on a local 3-primary Redis Cluster', () => {
 
   describeStoreContract(clusterAdapter);
 
+  test('serve --store redis --redis-cluster HOST:PORT,… serves on the cluster and exits 0 on SIGTERM', async () => {
+    const keyPrefix = uniqueKeyPrefix('test', 'cluster-serve');
+    const child = spawn(process.execPath, ['bin/http-api-conformance.js', 'serve', '--port', '0', '--store', 'redis', '--redis-cluster', running().nodes.join(',')], {
+      env: { ...process.env, HAC_REDIS_KEY_PREFIX: keyPrefix },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      await expect.poll(() => /listening on (http:\/\/\S+)/.exec(output)?.[1], { timeout: 30_000 }).toBeDefined();
+      const url = (/listening on (http:\/\/\S+)/.exec(output)?.[1] ?? '').replace(/\/+$/, '');
+      const account = await fetch(`${url}/account`, { headers: { authorization: 'Bearer dev-token-alice' } });
+      expect(account.status).toBe(200);
+      // The seed users live on the cluster, under the prefix of this server.
+      const check = createRedisStores({ url: '', cluster: running().nodes, keyPrefix });
+      try {
+        expect(await check.resources.get('users', 1)).toMatchObject({ id: 1 });
+      } finally {
+        await check.close();
+      }
+      child.kill('SIGTERM');
+      expect(await exited, output).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+      await running().deleteKeys(keyPrefix);
+    }
+  });
+
   test('two reference instances on the cluster pass the conformance run with both as targets (shared limits, replay across instances)', async () => {
     test.setTimeout(240_000);
     const fleet = await instances(2, uniqueKeyPrefix('test', 'cluster-run'));
