@@ -6,6 +6,8 @@
  * target is imported only when needed, so a run against another target never loads the reference server.
  */
 import { test as base } from '@playwright/test';
+import { sharedRedisUrl } from '../reference-impl/redis-admin.ts';
+import { runEnvironment } from './run-environment.ts';
 import { loadProfile } from './target/profile.ts';
 import type { TargetProfile } from './target/profile.ts';
 import { Target } from './support/target.ts';
@@ -29,9 +31,7 @@ interface WorkerFixtures {
 
 /** Property run count: HAC_RUNS, else the profile's `runs.properties`, else 25. */
 export function propertyRuns(profile: TargetProfile): number {
-  const fromEnv = Number(process.env.HAC_RUNS);
-  if (Number.isInteger(fromEnv) && fromEnv > 0) return fromEnv;
-  return profile.runs?.properties ?? 25;
+  return runEnvironment().propertyRuns ?? profile.runs?.properties ?? 25;
 }
 
 export const test = base.extend<TestFixtures, WorkerFixtures>({
@@ -49,7 +49,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   profile: [
     // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture arguments from the pattern
     async ({}, use) => {
-      const file = process.env.HAC_PROFILE;
+      const file = runEnvironment().profile;
       if (file) {
         await use(loadProfile(file));
         return;
@@ -76,11 +76,11 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         await use({ profile });
         return;
       }
-      if (process.env.HAC_PROFILE) {
+      if (runEnvironment().profile) {
         await use({ skip: 'the profile lists one base URL; list two or more instances of the target to check statelessness' });
         return;
       }
-      const redisUrl = new URL(process.env.HAC_REDIS_URL ?? 'redis://127.0.0.1:6379');
+      const redisUrl = new URL(sharedRedisUrl());
       if (!(await tcpAnswers(redisUrl.hostname, Number(redisUrl.port || 6379)))) {
         await use({ skip: `Redis does not answer at ${redisUrl.host}: the two-instance embedded target needs it` });
         return;

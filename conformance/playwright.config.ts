@@ -1,19 +1,20 @@
-import { extname, join, resolve } from 'node:path';
+import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
 import type { ReporterDescription } from '@playwright/test';
+import { runEnvironment } from './run-environment.ts';
 
 /**
  * Playwright configuration of a conformance run (used by `http-api-conformance run`, which sets the
  * environment): the suite in conformance/suite, the requirements reporter writing results.json, and
  * the reporter chosen with `--reporter` writing into the output directory.
  *
- * Environment: `HAC_OUT` output directory, `HAC_REPORTER` list|html|junit|json, `HAC_WORKERS`,
- * `HAC_GLOBAL_TIMEOUT` (ms; a run cut short is incomplete, never a success), `HAC_PROFILE`,
- * `HAC_STRICT`, `HAC_GREP` (read by the suite and the reporter).
+ * Environment: conformance/run-environment.ts (output directory, reporter, workers, global timeout;
+ * a run cut short is incomplete, never a success).
  */
-const outDir = resolve(process.env.HAC_OUT ?? 'conformance-results');
-const chosen = process.env.HAC_REPORTER ?? 'list';
+const environment = runEnvironment();
+const outDir = environment.outDir;
+const chosen = environment.reporter;
 // `.ts` in the repository, `.js` compiled into dist/ in an installed package.
 const ownExtension = extname(fileURLToPath(import.meta.url));
 
@@ -28,9 +29,9 @@ export default defineConfig({
   testDir: './suite',
   outputDir: join(outDir, 'test-output'),
   timeout: 30_000,
-  globalTimeout: Number(process.env.HAC_GLOBAL_TIMEOUT ?? 10 * 60_000),
+  globalTimeout: environment.globalTimeoutMs,
   fullyParallel: true,
   retries: 0,
-  workers: Number(process.env.HAC_WORKERS ?? 3),
+  workers: environment.workers,
   reporter: [[`./report/requirements-reporter${ownExtension}`, { outDir }], ...(formats[chosen] ?? formats.list ?? [])],
 });

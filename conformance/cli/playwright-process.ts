@@ -1,12 +1,14 @@
 /**
  * Runs the conformance suite in a child Playwright process (the package's own @playwright/test
- * CLI, started with the current Node), with the environment the suite and the reporter read.
+ * CLI, started with the current Node), with the environment the suite and the reporter read
+ * (conformance/run-environment.ts).
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PACKAGE_ROOT } from '../../spec/package-files.ts';
+import { suiteEnvironment } from '../run-environment.ts';
 
 const here = fileURLToPath(import.meta.url);
 /** The suite's Playwright config beside this module: TypeScript in the repository, compiled JavaScript in dist/ when installed. */
@@ -35,17 +37,15 @@ function playwrightCli(): string {
 export function runSuite(run: SuiteRun): Promise<number> {
   const args = [playwrightCli(), 'test', '-c', SUITE_CONFIG];
   if (run.grep) args.push('--grep', run.grep.pattern);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    HAC_PROFILE: run.profilePath,
-    HAC_PROFILE_SOURCE: run.profileSource,
-    HAC_OUT: run.outDir,
-    HAC_STRICT: run.strict ? '1' : '0',
-    HAC_REPORTER: run.reporter,
-  };
-  if (run.workers !== undefined) env.HAC_WORKERS = String(run.workers);
-  if (run.grep) env.HAC_GREP = run.grep.selection;
-  else delete env.HAC_GREP;
+  const env = suiteEnvironment({
+    profilePath: run.profilePath,
+    profileSource: run.profileSource,
+    outDir: run.outDir,
+    strict: run.strict,
+    reporter: run.reporter,
+    ...(run.workers !== undefined ? { workers: run.workers } : {}),
+    ...(run.grep ? { grep: run.grep.selection } : {}),
+  });
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { cwd: PACKAGE_ROOT, env, stdio: 'inherit' });
     const forward = (signal: NodeJS.Signals): void => {

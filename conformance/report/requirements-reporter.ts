@@ -3,9 +3,8 @@
  * and writes `results.json` (spec/results.ts) with an outcome for every server
  * requirement of the catalogue. The CLI's exit code comes from this file, not from Playwright's.
  *
- * Settings come from the options of the reporter entry or from the environment the CLI sets:
- * `HAC_OUT` (directory, default `conformance-results`), `HAC_STRICT` (`1`: SHOULD failures fail),
- * `HAC_PROFILE` (the resolved target profile), `HAC_GREP` (the test selection).
+ * Settings come from the options of the reporter entry or from the environment the CLI sets
+ * (conformance/run-environment.ts: output directory, strict, the resolved profile, the selection).
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -16,6 +15,7 @@ import { createResults, writeResults } from '../../spec/results.ts';
 import type { TestRecord } from '../../spec/results.ts';
 import { recordOf, requirementIdsOf, stripAnsi } from './test-record.ts';
 import { writeReportFiles } from './report-files.ts';
+import { runEnvironment } from '../run-environment.ts';
 
 export interface RequirementsReporterOptions {
   outDir?: string;
@@ -29,7 +29,7 @@ export interface RequirementsReporterOptions {
 /** What was tested, from the resolved profile file (`HAC_PROFILE_SOURCE`: the file the user gave). */
 function targetOf(profilePath: string | undefined): Record<string, unknown> {
   if (!profilePath) return { embedded: true };
-  const source = process.env.HAC_PROFILE_SOURCE ?? profilePath;
+  const source = runEnvironment().profileSource ?? profilePath;
   try {
     const profile = JSON.parse(readFileSync(profilePath, 'utf8')) as { name?: unknown; baseUrls?: unknown };
     return { name: profile.name, baseUrls: profile.baseUrls, profile: source, resolvedProfile: profilePath };
@@ -46,12 +46,14 @@ export default class RequirementsReporter implements Reporter {
   private readonly errors: string[] = [];
 
   constructor(options: RequirementsReporterOptions = {}) {
-    const grep = options.grep ?? process.env.HAC_GREP;
+    const environment = runEnvironment();
+    const grep = options.grep ?? environment.grep;
+    const profile = options.profile ?? environment.profile;
     this.options = {
       ...options,
-      outDir: resolve(options.outDir ?? process.env.HAC_OUT ?? 'conformance-results'),
-      strict: options.strict ?? process.env.HAC_STRICT === '1',
-      profile: options.profile ?? process.env.HAC_PROFILE,
+      outDir: options.outDir ? resolve(options.outDir) : environment.outDir,
+      strict: options.strict ?? environment.strict,
+      ...(profile ? { profile } : {}),
       ...(grep ? { grep } : {}),
     };
   }

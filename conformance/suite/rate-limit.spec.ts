@@ -16,6 +16,7 @@ import { acquireToken } from '../support/token-lock.ts';
 import { fillTemplate, uniqueValue } from '../support/template.ts';
 import { loadProfile } from '../target/profile.ts';
 import type { TargetProfile } from '../target/profile.ts';
+import { runEnvironment } from '../run-environment.ts';
 
 /** The profile's rate-limit tokens: `tokens.rateLimit`, then `tokens.rateLimitPool` (D-PROFILE). */
 function rateLimitPool(profile: TargetProfile): string[] {
@@ -28,7 +29,7 @@ function rateLimitPool(profile: TargetProfile): string[] {
 // tokens the checks run in parallel; with one token they run in order in one worker, which waits less
 // than workers queueing for the same lock. Without HAC_PROFILE every worker starts its own embedded
 // server, so nothing is shared and the checks run in parallel.
-const profileFile = process.env.HAC_PROFILE;
+const profileFile = runEnvironment().profile;
 const sharedPoolSize = profileFile === undefined ? Number.POSITIVE_INFINITY : rateLimitPool(loadProfile(profileFile)).length;
 
 interface RateLimitFixtures {

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { curlFor } from './curl.ts';
 import type { HttpResponse } from './http.ts';
+import { runEnvironment } from '../run-environment.ts';
 
 export interface PropertyOptions {
   runs: number;
@@ -33,8 +34,7 @@ export async function assertProperty<T>(
       throw error;
     }
   });
-  const seed = process.env.HAC_SEED ? Number(process.env.HAC_SEED) : undefined;
-  const path = process.env.HAC_PATH;
+  const { seed, path } = runEnvironment();
   const details = await fc.check(property, {
     numRuns: options.runs,
     ...(seed !== undefined ? { seed } : {}),

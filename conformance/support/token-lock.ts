@@ -7,13 +7,13 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { delay } from './http.ts';
+import { runEnvironment } from '../run-environment.ts';
 
 /** The shared lock directory: HAC_LOCK_DIR, else `<tmp>/http-api-conformance-locks`. */
 export function lockDirectory(): string {
-  return process.env.HAC_LOCK_DIR ?? join(tmpdir(), 'http-api-conformance-locks');
+  return runEnvironment().lockDir;
 }
 
 /** A lock file without a pid yet (its owner is between create and write) is stale after this long. */

@@ -1,0 +1,94 @@
+/**
+ * The contract between `http-api-conformance run` and the Playwright process it starts: the
+ * `HAC_*` variables the CLI writes (`suiteEnvironment`) and the suite's config, fixtures, reporter
+ * and support modules read (`runEnvironment`). Each variable is named, parsed and given its default
+ * here once; reference-impl/config.ts is the server's counterpart, and HAC_REDIS_URL is read by
+ * reference-impl/redis-admin.ts (sharedRedisUrl).
+ */
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export interface RunEnvironment {
+  /** HAC_PROFILE: the resolved target profile; unset, every worker starts the embedded reference server. */
+  profile?: string;
+  /** HAC_PROFILE_SOURCE: the profile file the user gave (named in results.json). */
+  profileSource?: string;
+  /** HAC_OUT: the output directory (absolute), default `conformance-results`. */
+  outDir: string;
+  /** HAC_STRICT=1: a failed SHOULD fails the run. */
+  strict: boolean;
+  /** HAC_GREP: the user's selection (an ID or a tag), for the report. */
+  grep?: string;
+  /** HAC_REPORTER: list (default), html, junit or json. */
+  reporter: string;
+  /** HAC_WORKERS: parallel Playwright workers, default 3. */
+  workers: number;
+  /** HAC_GLOBAL_TIMEOUT: ms for the whole run (a run cut short is incomplete), default 10 minutes. */
+  globalTimeoutMs: number;
+  /** HAC_RUNS: fast-check runs per property, overriding the profile's `runs.properties`. */
+  propertyRuns?: number;
+  /** HAC_SEED and HAC_PATH: replay one fast-check failure exactly. */
+  seed?: number;
+  path?: string;
+  /** HAC_LOCK_DIR: where the rate-limit token locks live (shared by every worker and run on the machine). */
+  lockDir: string;
+  /** HAC_EMBEDDED=memory: the embedded target is one instance on the memory store even when Redis answers. */
+  embeddedMemoryOnly: boolean;
+  /** HAC_EMBEDDED_LOG: the embedded server logs its 5xx errors. */
+  embeddedLog: boolean;
+}
+
+function positiveInteger(text: string | undefined): number | undefined {
+  const value = Number(text);
+  return text !== undefined && text !== '' && Number.isInteger(value) && value > 0 ? value : undefined;
+}
+
+/** The run environment of this process (the suite's side of the contract). */
+export function runEnvironment(env: NodeJS.ProcessEnv = process.env): RunEnvironment {
+  const seed = env.HAC_SEED ? Number(env.HAC_SEED) : undefined;
+  const propertyRuns = positiveInteger(env.HAC_RUNS);
+  return {
+    ...(env.HAC_PROFILE ? { profile: env.HAC_PROFILE } : {}),
+    ...(env.HAC_PROFILE_SOURCE ? { profileSource: env.HAC_PROFILE_SOURCE } : {}),
+    outDir: resolve(env.HAC_OUT ?? 'conformance-results'),
+    strict: env.HAC_STRICT === '1',
+    ...(env.HAC_GREP ? { grep: env.HAC_GREP } : {}),
+    reporter: env.HAC_REPORTER ?? 'list',
+    workers: Number(env.HAC_WORKERS ?? 3),
+    globalTimeoutMs: Number(env.HAC_GLOBAL_TIMEOUT ?? 10 * 60_000),
+    ...(propertyRuns !== undefined ? { propertyRuns } : {}),
+    ...(seed !== undefined ? { seed } : {}),
+    ...(env.HAC_PATH ? { path: env.HAC_PATH } : {}),
+    lockDir: env.HAC_LOCK_DIR ?? join(tmpdir(), 'http-api-conformance-locks'),
+    embeddedMemoryOnly: env.HAC_EMBEDDED === 'memory',
+    embeddedLog: Boolean(env.HAC_EMBEDDED_LOG),
+  };
+}
+
+/** What the CLI hands to the suite process. */
+export interface SuiteSettings {
+  profilePath: string;
+  profileSource: string;
+  outDir: string;
+  strict: boolean;
+  reporter: string;
+  workers?: number;
+  /** The user's selection, for the report (the Playwright pattern goes on the command line). */
+  grep?: string;
+}
+
+/** The environment of the suite process: `base` (the CLI's own) with the contract's variables set (the CLI's side). */
+export function suiteEnvironment(settings: SuiteSettings, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...base,
+    HAC_PROFILE: settings.profilePath,
+    HAC_PROFILE_SOURCE: settings.profileSource,
+    HAC_OUT: settings.outDir,
+    HAC_STRICT: settings.strict ? '1' : '0',
+    HAC_REPORTER: settings.reporter,
+  };
+  if (settings.workers !== undefined) env.HAC_WORKERS = String(settings.workers);
+  if (settings.grep) env.HAC_GREP = settings.grep;
+  else delete env.HAC_GREP;
+  return env;
+}
