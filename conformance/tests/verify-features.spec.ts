@@ -1,0 +1,69 @@
+/**
+ * Declared features are verified before the suite (conformance/cli/verify-features.ts): a profile
+ * that declares fault injection, a slow window or rate-limit tokens the target ignores gets one
+ * message naming the profile field and the fix, and `run` exits 2 before any test runs.
+ */
+import { test, expect } from '@playwright/test';
+import { resolveConfig } from '../../reference-impl/config.ts';
+import { startServer } from '../../reference-impl/server.ts';
+import { formatFeatureProblems, verifyFeatures } from '../cli/verify-features.ts';
+import { referenceProfile } from '../target/embedded.ts';
+import type { TargetProfile } from '../target/profile.ts';
+import { runCli, tempOut } from './support/subprocess.ts';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+async function withReference<T>(faultInjection: boolean, body: (profile: TargetProfile) => Promise<T>): Promise<T> {
+  const server = await startServer({ config: resolveConfig({ host: '127.0.0.1', port: 0, faultInjection }), logError: () => undefined });
+  try {
+    return await body({ ...referenceProfile(), baseUrls: [server.url] });
+  } finally {
+    await server.close();
+  }
+}
+
+test('the reference server with fault injection on provides every feature its profile declares', async () => {
+  await withReference(true, async (profile) => {
+    expect(await verifyFeatures(profile)).toEqual([]);
+  });
+});
+
+test('fault injection off: one problem naming features.faultInjection and the fix (the slow window is not reported twice)', async () => {
+  await withReference(false, async (profile) => {
+    const problems = await verifyFeatures(profile);
+    expect(problems.map((p) => p.field)).toEqual(['features.faultInjection']);
+    expect(problems[0]?.problem).toContain('ignores X-Fault-Inject: 500');
+    expect(problems[0]?.fix).toContain('--fault-injection');
+  });
+});
+
+test('a slow value the target does not honour, an unknown rate-limit token and a wrong capacity are named by field', async () => {
+  await withReference(true, async (reference) => {
+    const profile: TargetProfile = {
+      ...reference,
+      tokens: { ...reference.tokens, rateLimitPool: ['dev-token-limited-2', 'no-such-token'] },
+      rateLimit: { ...reference.rateLimit, capacity: 25, refillPerSecond: 2 },
+      features: { ...reference.features, faultInjection: { header: 'X-Fault-Inject', slowValue: 'delay-0' } },
+    };
+    const problems = await verifyFeatures(profile);
+    const byField = Object.fromEntries(problems.map((p) => [p.field, p.problem]));
+    expect(Object.keys(byField).sort()).toEqual(['features.faultInjection.slowValue', 'tokens.rateLimit', 'tokens.rateLimitPool[0]', 'tokens.rateLimitPool[1]']);
+    expect(byField['features.faultInjection.slowValue']).toContain('not at least 300 ms');
+    expect(byField['tokens.rateLimit']).toContain('RateLimit-Limit 10, the profile says rateLimit.capacity 25');
+    expect(byField['tokens.rateLimitPool[1]']).toContain('does not know this token');
+    expect(formatFeatureProblems(problems).split('\n')[0]).toBe('the profile declares features the target does not provide:');
+  });
+});
+
+test('run stops with exit 2 before the suite when the profile declares fault injection the target ignores', async () => {
+  await withReference(false, async (profile) => {
+    const dir = tempOut('verify-features');
+    const file = join(dir, 'profile.json');
+    writeFileSync(file, JSON.stringify(profile));
+    const run = await runCli(['--profile', file, '--out', join(dir, 'out')], {}, 60_000);
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    expect(run.stderr).toContain('features.faultInjection: the target ignores X-Fault-Inject: 500');
+    expect(run.stdout + run.stderr, 'the suite never started').not.toContain('Running ');
+    expect(run.elapsedMs, 'within seconds, not after the suite').toBeLessThan(30_000);
+  });
+});
