@@ -20,11 +20,11 @@ export interface Answers {
 }
 
 /** The prefix of every marker `init` writes for a value it could not get. */
-export const TODO_PREFIX = 'TODO';
+export const TODO_PREFIX = 'TODO:';
 
 /** A marker for a value still to be given, saying what belongs there. */
 export function todo(what: string): string {
-  return `${TODO_PREFIX}: ${what}`;
+  return `${TODO_PREFIX} ${what}`;
 }
 
 const words = (line: string): string[] => line.split(/[\s,]+/).filter(Boolean);

@@ -95,11 +95,11 @@ export function profileProblems(data: unknown): string[] {
 }
 
 /**
- * Every value of a profile document still marked `TODO` (what `init` writes for a value it could not
+ * Every value of a profile document still marked `TODO:` (what `init` writes for a value it could not
  * get), as `/json/pointer: marker`: such a profile is refused naming the field.
  */
 export function todoMarkers(value: unknown, pointer = ''): string[] {
-  if (typeof value === 'string') return value.startsWith('TODO') ? [`${pointer || '(profile)'}: ${value}`] : [];
+  if (typeof value === 'string') return value.startsWith('TODO:') ? [`${pointer || '(profile)'}: ${value}`] : [];
   if (Array.isArray(value)) return value.flatMap((v, i) => todoMarkers(v, `${pointer}/${i}`));
   if (typeof value === 'object' && value !== null) return Object.entries(value).flatMap(([k, v]) => todoMarkers(v, `${pointer}/${k}`));
   return [];

@@ -13,6 +13,7 @@ import { invalidBody, validBody } from '../../cli/init/bodies.ts';
 import { draftProfile } from '../../cli/init/draft.ts';
 import { loadOpenApi, OpenApiError } from '../../cli/init/openapi.ts';
 import { getValidator } from '../../spec/schemas.ts';
+import { todoMarkers } from '../target/profile.ts';
 import { CLI, PACKAGE_ROOT, runNode, tempOut } from './support/subprocess.ts';
 
 const SPEC_OPENAPI = join(PACKAGE_ROOT, 'spec', 'openapi.yaml');
@@ -118,6 +119,10 @@ test('without tokens init writes TODO markers, and run refuses the profile with 
   const forced = await runNode([CLI, 'init', '--openapi', WIDGETS_OPENAPI, '--out', out, '--token', 'tok-a', '--force']);
   expect(forced.code, forced.stderr).toBe(0);
   expect((JSON.parse(readFileSync(out, 'utf8')) as { tokens: { valid: string } }).tokens.valid).toBe('tok-a');
+});
+
+test('only values that start with "TODO:" are markers, named by their JSON pointer', () => {
+  expect(todoMarkers({ tokens: { valid: 'TODO: a token' }, collections: [{ create: { name: 'TODO app' } }] })).toEqual(['/tokens/valid: TODO: a token']);
 });
 
 test('a document that is not OpenAPI is refused with exit 2 and the reason', async () => {
