@@ -7,6 +7,7 @@ import type { HttpResponse } from '../support/http.ts';
 import { describe, errorFields, problemIssues } from '../support/problem.ts';
 import { linkOf } from '../support/links.ts';
 import { uniqueValue } from '../support/template.ts';
+import { succeeded } from '../support/collection.ts';
 
 const notExample = 'the profile does not declare features.exampleApi (the document\'s example API)';
 
@@ -22,32 +23,33 @@ function page(response: HttpResponse): Page {
 
 test('limit and offset page a collection', { tag: ['@QUERY-PAGING', '@example-api'], annotation: [{ type: 'requirement', description: 'QUERY-PAGING' }] }, async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
-  const all = page(await target.anonymous.get('/users?limit=100'));
+  const all = page(await target.client.get('/users?limit=100'));
   expect(all.page.limit).toBe(100);
-  const second = await target.anonymous.get('/users?limit=2&offset=1');
+  const second = await target.client.get('/users?limit=2&offset=1');
   expect(second.status, describe(second)).toBe(200);
   expect(page(second).page).toEqual({ limit: 2, offset: 1, total: expect.any(Number) });
   expect(page(second).items.map((u) => u.id)).toEqual(all.items.slice(1, 3).map((u) => u.id));
-  const defaults = page(await target.anonymous.get('/users'));
+  const defaults = page(await target.client.get('/users'));
   expect(defaults.page.limit).toBe(20);
   expect(defaults.page.offset).toBe(0);
 });
 
 test('sort orders a collection by a field, ascending or descending', { tag: ['@QUERY-SORTING', '@example-api'], annotation: [{ type: 'requirement', description: 'QUERY-SORTING' }] }, async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
-  const ascending = page(await target.anonymous.get('/users?sort=id&limit=100')).items.map((u) => u.id);
-  const descending = page(await target.anonymous.get('/users?sort=-id&limit=100')).items.map((u) => u.id);
+  const ascending = page(await target.client.get('/users?sort=id&limit=100')).items.map((u) => u.id);
+  const descending = page(await target.client.get('/users?sort=-id&limit=100')).items.map((u) => u.id);
   expect(ascending).toEqual([...ascending].sort((a, b) => a - b));
   expect(descending.slice(0, 5)).toEqual([...descending].sort((a, b) => b - a).slice(0, 5));
-  const byName = page(await target.anonymous.get('/users?sort=name&limit=100')).items.map((u) => u.name ?? '');
+  const byName = page(await target.client.get('/users?sort=name&limit=100')).items.map((u) => u.name ?? '');
   expect(byName).toEqual([...byName].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
 });
 
 test('a field-named parameter filters a collection by exact match', { tag: ['@QUERY-FILTERING', '@example-api'], annotation: [{ type: 'requirement', description: 'QUERY-FILTERING' }] }, async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const email = `filter-${uniqueValue()}@example.com`;
-  expect((await target.client.post('/users', { name: 'filtered', email })).status).toBe(201);
-  const filtered = page(await target.anonymous.get(`/users?email=${encodeURIComponent(email)}`));
+  const made = await target.client.post('/users', { name: 'filtered', email });
+  expect(succeeded(made), describe(made)).toBe(true);
+  const filtered = page(await target.client.get(`/users?email=${encodeURIComponent(email)}`));
   expect(filtered.items.map((u) => u.email)).toEqual([email]);
   expect(filtered.page.total).toBe(1);
   const pending = await target.client.get('/orders?status=pending');
@@ -56,7 +58,7 @@ test('a field-named parameter filters a collection by exact match', { tag: ['@QU
 
 test('an unknown parameter or an out-of-range value is a 400 naming each', { tag: ['@QUERY-INVALID-400', '@example-api'], annotation: [{ type: 'requirement', description: 'QUERY-INVALID-400' }] }, async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
-  const response = await target.anonymous.get('/users?limit=0&offset=-1&colour=red&sort=password');
+  const response = await target.client.get('/users?limit=0&offset=-1&colour=red&sort=password');
   expect(response.status, describe(response)).toBe(400);
   expect(problemIssues(response)).toEqual([]);
   expect(String((response.json as { type?: string }).type)).toMatch(/\/invalid-query$/);
@@ -79,19 +81,22 @@ test('next and prev links exist only when such a page does, and keep filter and 
   test.skip(!profile.features?.exampleApi, notExample);
   // Only the test's own users (a unique name filter): other tests create users while this one pages.
   const name = `paged-${uniqueValue()}`;
-  for (let i = 0; i < 3; i += 1) expect((await target.client.post('/users', { name, email: `p${i}-${uniqueValue()}@example.com` })).status).toBe(201);
+  for (let i = 0; i < 3; i += 1) {
+    const made = await target.client.post('/users', { name, email: `p${i}-${uniqueValue()}@example.com` });
+    expect(succeeded(made), describe(made)).toBe(true);
+  }
   const filter = `name=${name}`;
-  const first = await target.anonymous.get(`/users?${filter}&limit=1&sort=-id`);
+  const first = await target.client.get(`/users?${filter}&limit=1&sort=-id`);
   expect(page(first).page.total, describe(first)).toBe(3);
   expect(linkOf(first.json, 'prev'), 'no page before the first').toBeUndefined();
   const next = linkOf(first.json, 'next');
   expect(next, describe(first)).toBeDefined();
   expect(next?.href).toContain('sort=-id');
   expect(next?.href).toContain(filter);
-  const second = await target.anonymous.get(target.pathOf(next?.href ?? ''));
+  const second = await target.client.get(target.pathOf(next?.href ?? ''));
   expect(page(second).page.offset).toBe(1);
   expect(linkOf(second.json, 'prev')).toBeDefined();
-  const last = await target.anonymous.get(`/users?${filter}&limit=1&offset=2`);
+  const last = await target.client.get(`/users?${filter}&limit=1&offset=2`);
   expect(page(last).items, describe(last)).toHaveLength(1);
   expect(linkOf(last.json, 'next'), 'no page after the last').toBeUndefined();
 });

@@ -214,7 +214,7 @@ test('identifiers are positive integers, never reused', { tag: ['@RESOURCE-ID-PO
 test('a non-canonical id segment names no resource', { tag: ['@URL-NON-CANONICAL-ID-404', '@example-api'], annotation: [{ type: 'requirement', description: 'URL-NON-CANONICAL-ID-404' }] }, async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   for (const segment of ['abc', '-1', '01', '1.5', '0', '1e0']) {
-    const response = await target.anonymous.get(`/users/${segment}`);
+    const response = await target.client.get(`/users/${segment}`);
     expect(response.status, describe(response)).toBe(404);
     expect(problemIssues(response)).toEqual([]);
   }
@@ -223,7 +223,7 @@ test('a non-canonical id segment names no resource', { tag: ['@URL-NON-CANONICAL
 test('paths match exactly: a trailing slash or another case is a 404', { tag: ['@URL-EXACT-PATHS', '@example-api'], annotation: [{ type: 'requirement', description: 'URL-EXACT-PATHS' }] }, async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   for (const path of ['/users/', '/Users', '/USERS/1', '/users/1/']) {
-    const response = await target.anonymous.get(path);
+    const response = await target.client.get(path);
     expect(response.status, describe(response)).toBe(404);
   }
 });
