@@ -55,13 +55,15 @@ export interface Tolerance {
 }
 
 /**
- * Measured in a matrix run at time scale 1 on the shared 2-core machine with a load average of 21:
- * clients that wait exactly what they are told (undici's un-jittered backoff, the Retry-After waits
- * of the reference client, got and ky) arrived at most 51 ms late on warm waits and at most 196 ms
- * late on the first wait of a run. `lateMs` is three times the warm figure; `lateMs + coldStartMs`
- * is more than twice the first-wait figure. A timer never fires early, so `earlyMs` is small.
+ * Measured on the shared 2-core machine: clients that wait exactly what they are told (undici's
+ * un-jittered backoff, the Retry-After waits of the reference client, got and ky) arrived at most
+ * 51 ms late on warm waits and 196 ms late on a run's first wait in a matrix run at time scale 1
+ * (load average 21); the reference client at time scale 0.25 with 8 scenarios at once arrived up
+ * to 157 ms late on warm waits (load average 29). `lateMs` is 1.6 times the worst warm figure;
+ * `lateMs + coldStartMs` is more than twice the first-wait figure. A timer never fires early, so
+ * `earlyMs` is small.
  */
-export const DEFAULT_TOLERANCE: Tolerance = { earlyMs: 15, lateMs: 150, coldStartMs: 300 };
+export const DEFAULT_TOLERANCE: Tolerance = { earlyMs: 15, lateMs: 250, coldStartMs: 300 };
 
 /**
  * Granularity of a coarse timer, added to the upper bound of the timeout only: undici fires its
