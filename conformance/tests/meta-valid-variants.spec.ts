@@ -6,7 +6,7 @@
  * leaning on a SHOULD/MAY choice declares that as a known suite failure, which must then be
  * reported exactly (so the fix is noticed). The table is printed and attached.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
@@ -25,8 +25,10 @@ test('the suite passes every valid variant: exit 0, no MUST failed, exactly the 
   expect(VALID_VARIANTS.length, 'at least 15 valid variants').toBeGreaterThanOrEqual(15);
   expect(new Set(VALID_VARIANTS.map((v) => v.name)).size, 'variant names are unique').toBe(VALID_VARIANTS.length);
   expect(VALID_VARIANTS.some((v) => v.start), 'at least one independent server').toBe(true);
+  const readme = readFileSync(new URL('../../fixtures/valid/README.md', import.meta.url), 'utf8');
   for (const variant of VALID_VARIANTS) {
     expect(variant.allowedBy.length, `${variant.name} cites what allows its choice`).toBeGreaterThan(20);
+    expect(readme, `fixtures/valid/README.md has a line for ${variant.name}`).toContain(`| \`${variant.name}\` |`);
   }
 
   const redisUrl = sharedRedisUrl();

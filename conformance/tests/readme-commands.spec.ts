@@ -160,6 +160,7 @@ test('npm run conformance exits 0 with PASS and no warning', async () => {
 for (const [command, id] of [
   ['npx http-api-conformance run --grep AUTH-401-MISSING', 'AUTH-401-MISSING'],
   ['npx http-api-conformance run --grep @rate-limit', 'RATE-LIMIT-429'],
+  ['HAC_RATE_LIMIT_ALGORITHM=leaky-bucket npx http-api-conformance run --grep @rate-limit', 'RATE-LIMIT-NO-ADMISSION-BEYOND-ANNOUNCED'],
 ] as const) {
   test(`${command} exits 0 and passes ${id}`, async () => {
     test.setTimeout(240_000);
