@@ -78,6 +78,16 @@ function readResults(dir: string): RunResults {
   return JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as RunResults;
 }
 
+/** Each failed requirement with its first failing test's error and exchange: what a reader needs to judge a failure. */
+function failures(results: RunResults | undefined): string[] {
+  return (results?.requirements ?? [])
+    .filter((r) => r.outcome === 'failed')
+    .map((r) => {
+      const test = r.tests.find((t) => t.status !== 'passed' && t.status !== 'skipped');
+      return `${r.id}: ${(test?.error ?? r.reason ?? '').slice(0, 1500)}${test?.exchange ? `\n  ${JSON.stringify(test.exchange).slice(0, 800)}` : ''}`;
+    });
+}
+
 test.beforeAll(async () => {
   test.setTimeout(300_000);
   root = tempOut('package');
@@ -205,7 +215,7 @@ test("the README's GitHub Actions steps, run as written in the installed project
   timings.workflowMs = performance.now() - started;
   const output = readFileSync(log, 'utf8');
   const results = existsSync(join(app, 'conformance-results', 'results.json')) ? readResults(join(app, 'conformance-results')) : undefined;
-  expect(results?.requirements.filter((r) => r.outcome === 'failed').map((r) => `${r.id}: ${r.reason ?? ''}`) ?? [], 'failed requirements').toEqual([]);
+  expect(failures(results), 'failed requirements').toEqual([]);
   expect(code, output.slice(-6000)).toBe(0);
   expect(existsSync(join(app, 'conformance-results', 'junit.xml')), 'the JUnit report the workflow publishes').toBe(true);
   expect(readResults(join(app, 'conformance-results')).exitCode).toBe(0);
@@ -225,8 +235,7 @@ test('init --openapi spec/openapi.yaml writes a profile that certifies the refer
 
   const run = await npx(['run', '--profile', 'reference-profile.json', '--out', 'generated-results']);
   timings.initAndRunMs = performance.now() - started;
-  const generatedFailures = readResults(join(app, 'generated-results')).requirements.filter((r) => r.outcome === 'failed').map((r) => `${r.id}: ${r.reason ?? ''}`);
-  expect(generatedFailures, 'failed requirements').toEqual([]);
+  expect(failures(readResults(join(app, 'generated-results'))), 'failed requirements').toEqual([]);
   expect(run.code, explain(run)).toBe(0);
   // The whole Must-show sequence: npm install <tarball>, init, run.
   timings.installInitRunMs = timings.initAndRunMs + (timings.installMs ?? 0);
