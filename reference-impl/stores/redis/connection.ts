@@ -132,14 +132,14 @@ export function connectRedis(options: RedisConnectionOptions): RedisConnection {
     clustered,
     run,
     script(script, keys, args) {
-      return run(async (c) => {
-        try {
-          return await c.evalsha(script.sha, keys.length, ...keys, ...args);
-        } catch (error) {
+      const evaluate = (c: RedisClient): Promise<unknown> =>
+        c.evalsha(script.sha, keys.length, ...keys, ...args).catch((error: unknown) => {
           if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-          return await c.eval(script.source, keys.length, ...keys, ...args);
-        }
-      });
+          return c.eval(script.source, keys.length, ...keys, ...args);
+        });
+      // Every request runs a script: when connected, skip `run`'s readiness wait (two async frames).
+      if (client.status === 'ready') return evaluate(client).catch((error: unknown) => Promise.reject(toStoreError(error)));
+      return run(evaluate);
     },
     async close() {
       if (client.status === 'end') return;
