@@ -36,6 +36,12 @@ export interface RunEnvironment {
   embeddedMemoryOnly: boolean;
   /** HAC_EMBEDDED_LOG: the embedded server logs its 5xx errors. */
   embeddedLog: boolean;
+  /** HAC_RATE_LIMIT_ALGORITHM: the embedded server's algorithm (leaky-bucket runs the documented alternative, D-RATE-LIMIT). */
+  rateLimitAlgorithm?: string;
+  /** HAC_CA_FILE (`--ca FILE`): a PEM certificate trusted for every request of the run (D-SUITE-TRUST). */
+  caFile?: string;
+  /** HAC_INSECURE=1 (`--insecure`): TLS verification off, reported as a warning of the run. */
+  insecure: boolean;
 }
 
 function positiveInteger(text: string | undefined): number | undefined {
@@ -62,7 +68,16 @@ export function runEnvironment(env: NodeJS.ProcessEnv = process.env): RunEnviron
     lockDir: env.HAC_LOCK_DIR ?? join(tmpdir(), 'http-api-conformance-locks'),
     embeddedMemoryOnly: env.HAC_EMBEDDED === 'memory',
     embeddedLog: Boolean(env.HAC_EMBEDDED_LOG),
+    ...(env.HAC_RATE_LIMIT_ALGORITHM ? { rateLimitAlgorithm: env.HAC_RATE_LIMIT_ALGORITHM } : {}),
+    ...(env.HAC_CA_FILE ? { caFile: env.HAC_CA_FILE } : {}),
+    insecure: env.HAC_INSECURE === '1',
   };
+}
+
+/** The CLI's TLS choices, set in its own environment so its probe and the suite's workers (which inherit it) share them. */
+export function exportTlsTrust(trust: { caFile?: string; insecure?: boolean }, env: NodeJS.ProcessEnv = process.env): void {
+  if (trust.caFile !== undefined) env.HAC_CA_FILE = trust.caFile;
+  if (trust.insecure) env.HAC_INSECURE = '1';
 }
 
 /** What the CLI hands to the suite process. */

@@ -17,28 +17,23 @@ import { runSuite } from './playwright-process.ts';
 import { probeTargets } from './probe.ts';
 import { formatDisagreements, mergeRuns, runDirectory } from './repeat.ts';
 import { formatFeatureProblems, verifyFeatures } from './verify-features.ts';
-import { tcpAnswers } from '../support/tcp.ts';
+import { exportTlsTrust, runEnvironment } from '../run-environment.ts';
 import { DEFAULT_PROFILE, hasBaseUrls, ProfileError, readProfile, validateProfile, withTargets } from './profile.ts';
 import type { ProfileDocument } from './profile.ts';
 import type { TargetProfile } from '../target/profile.ts';
 
 type Embedded = EmbeddedTarget;
 
-/** Whether the Redis at `url` accepts connections (500 ms). */
-function redisAnswers(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return tcpAnswers(hostname, Number(port || 6379), 500);
-}
-
 /**
  * Starts the embedded reference server (conformance/target/embedded.ts), loaded only when needed:
  * two instances sharing Redis when Redis answers, so the multi-target checks run too
- * (RATE-LIMIT-SHARED-STORE, STATELESS-ANY-INSTANCE), else one instance on the memory store. `HAC_EMBEDDED=memory` forces the latter.
+ * (RATE-LIMIT-SHARED-STORE, STATELESS-ANY-INSTANCE), else one instance on the memory store. `HAC_EMBEDDED=memory` (run-environment.ts) forces the latter.
  */
 async function startEmbedded(): Promise<Embedded> {
   const { startEmbeddedTarget } = await import('../target/embedded.ts');
-  const redisUrl = process.env.HAC_REDIS_URL ?? 'redis://127.0.0.1:6379';
-  if (process.env.HAC_EMBEDDED !== 'memory' && (await redisAnswers(redisUrl))) {
+  const { redisAnswers, sharedRedisUrl } = await import('../../reference-impl/redis-admin.ts');
+  const redisUrl = sharedRedisUrl();
+  if (!runEnvironment().embeddedMemoryOnly && (await redisAnswers(redisUrl, 500))) {
     console.log(`embedded reference server: two instances sharing Redis at ${redisUrl}`);
     return startEmbeddedTarget({ instances: 2, store: 'redis', redisUrl });
   }
@@ -102,10 +97,10 @@ export async function runCommand(args: string[]): Promise<number> {
     } catch (error) {
       return fail(`cannot read --ca ${options.ca}: ${(error as Error).message}`);
     }
-    process.env.HAC_CA_FILE = options.ca;
+    exportTlsTrust({ caFile: options.ca });
   }
   if (options.insecure) {
-    process.env.HAC_INSECURE = '1';
+    exportTlsTrust({ insecure: true });
     warnings.push('TLS certificate verification was OFF (--insecure): the target was not authenticated; use --ca FILE to trust a private CA instead');
     console.warn(`\n${'!'.repeat(100)}\n!! WARNING: ${warnings[0]}\n${'!'.repeat(100)}\n`);
   }

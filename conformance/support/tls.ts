@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
+import { runEnvironment } from '../run-environment.ts';
 
 export interface TlsTrust {
   /** The roots to trust; undefined keeps Node's defaults. */
@@ -18,10 +19,10 @@ let cached: TlsTrust | undefined;
 /** The trust settings of this process, from HAC_CA_FILE and HAC_INSECURE (read once). */
 export function tlsTrust(env: NodeJS.ProcessEnv = process.env): TlsTrust {
   if (cached && env === process.env) return cached;
-  const file = env.HAC_CA_FILE;
+  const { caFile, insecure } = runEnvironment(env);
   const trust: TlsTrust = {
-    ...(file ? { ca: [...rootCertificates, readFileSync(file, 'utf8')] } : {}),
-    rejectUnauthorized: env.HAC_INSECURE !== '1',
+    ...(caFile ? { ca: [...rootCertificates, readFileSync(caFile, 'utf8')] } : {}),
+    rejectUnauthorized: !insecure,
   };
   if (env === process.env) cached = trust;
   return trust;

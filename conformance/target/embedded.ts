@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolveConfig } from '../../reference-impl/config.ts';
 import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../../reference-impl/redis-admin.ts';
 import { startServer } from '../../reference-impl/server.ts';
+import { runEnvironment } from '../run-environment.ts';
 import { createStores } from '../../reference-impl/stores/index.ts';
 import type { Stores } from '../../reference-impl/stores/index.ts';
 import { parseProfile, referenceProfilePath } from './profile.ts';
@@ -37,7 +38,8 @@ export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promis
   const keyPrefix = uniqueKeyPrefix('conformance');
   const store = kind === 'redis' ? { kind: 'redis' as const, url: redisUrl, keyPrefix } : { kind: 'memory' as const };
   // HAC_RATE_LIMIT_ALGORITHM=leaky-bucket runs the documented alternative (D-RATE-LIMIT); the profile then declares it (D-SUITE-TRUST).
-  const algorithm = process.env.HAC_RATE_LIMIT_ALGORITHM;
+  const environment = runEnvironment();
+  const algorithm = environment.rateLimitAlgorithm;
   const config = resolveConfig({ host: '127.0.0.1', port: 0, faultInjection: true, store, ...(algorithm ? { rateLimit: { algorithm } } : {}) });
   const servers: { url: string; close(): Promise<void> }[] = [];
   const allStores: Stores[] = [];
@@ -50,7 +52,7 @@ export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promis
     for (let i = 0; i < instances; i += 1) {
       const stores = createStores(config.store);
       allStores.push(stores);
-      servers.push(await startServer({ config, stores, logError: process.env.HAC_EMBEDDED_LOG ? undefined : () => undefined }));
+      servers.push(await startServer({ config, stores, ...(environment.embeddedLog ? {} : { logError: () => undefined }) }));
     }
   } catch (error) {
     await closeAll();
