@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
-import { resolveConfig } from '../config.ts';
+import { loadConfig, resolveConfig } from '../config.ts';
 import { type LocalCluster, clusterToolsInstalled, startLocalCluster } from '../local-cluster.ts';
 import { uniqueKeyPrefix } from '../redis-admin.ts';
 import { type RunningServer, startServer } from '../server.ts';
@@ -82,6 +82,13 @@ async function instances(count: number, keyPrefix: string, idempotency?: { lockS
   }
   return { urls: servers.map((s) => s.url.replace(/\/+$/, '')), close };
 }
+
+test('the cluster seed nodes come from HAC_REDIS_CLUSTER or store.cluster, and a malformed node is refused by name', async () => {
+  const config = await loadConfig({}, { HAC_STORE: 'redis', HAC_REDIS_CLUSTER: '127.0.0.1:7000, [::1]:7001' });
+  expect(config.store).toMatchObject({ kind: 'redis', cluster: ['127.0.0.1:7000', '[::1]:7001'] });
+  expect(() => resolveConfig({ store: { kind: 'redis', cluster: ['127.0.0.1'] } })).toThrow(/store\.cluster\.0/);
+  expect(() => resolveConfig({ store: { kind: 'redis', cluster: [] } })).toThrow(/store\.cluster/);
+});
 
 test.describe('on a local 3-primary Redis Cluster', () => {
   test.skip(!installed, 'redis-server and redis-cli are not installed');
