@@ -11,12 +11,11 @@ import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
 import { VARIANTS, grepOf } from '../../fixtures/broken/index.ts';
 import type { BrokenVariant } from '../../fixtures/broken/index.ts';
-import { checkVariant, formatTable, pool } from '../../fixtures/broken/check.ts';
+import { checkVariant, formatTable, metaSettings, pool } from '../../fixtures/broken/check.ts';
 import { REFERENCE } from '../../fixtures/broken/start.ts';
 import { redisAnswers, sharedRedisUrl } from '../../reference-impl/redis-admin.ts';
 
-const concurrency = Number(process.env.HAC_META_CONCURRENCY ?? 4);
-const perRunTimeoutMs = Number(process.env.HAC_META_RUN_TIMEOUT_MS ?? 150_000);
+const { concurrency, runTimeoutMs: perRunTimeoutMs } = metaSettings();
 
 /** The unmodified reference server, run with every selection the given variants use. */
 function baselineFor(variants: readonly BrokenVariant[], instances: 1 | 2): BrokenVariant {
