@@ -71,7 +71,7 @@ function isUrl(location: string): boolean {
 /**
  * The file resolver of the parser, extended: it remembers, for each schema file carrying an absolute
  * `$id`, the folder that `$id` names, and reads an http(s) reference into that folder from the local
- * folder when the file is there. Other http(s) references are left to the parser's own resolver.
+ * folder when the file is there; other http(s) references are fetched.
  */
 function localFirstResolver(): object {
   const mirrors = new Map<string, string>(); // `$id` folder URL -> local folder
@@ -98,9 +98,16 @@ function localFirstResolver(): object {
   };
   return {
     order: 1,
-    canRead: (file: { url: string }) => localPath(file.url) !== undefined,
+    canRead: (file: { url: string }) => localPath(file.url) !== undefined || isUrl(file.url),
     read: async (file: { url: string }) => {
-      const path = localPath(file.url) as string;
+      const path = localPath(file.url);
+      if (path === undefined) {
+        // The parser's own http resolver refuses loopback and private addresses; the user named this
+        // document, and a development server on 127.0.0.1 is theirs to read.
+        const response = await fetch(file.url, { headers: { accept: 'application/yaml, application/json;q=0.9, */*;q=0.5' }, signal: AbortSignal.timeout(10_000) });
+        if (!response.ok) throw new Error(`GET ${file.url} answered ${response.status}`);
+        return response.text();
+      }
       const text = await readFile(path, 'utf8');
       remember(path, text);
       return text;

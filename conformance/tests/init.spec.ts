@@ -5,6 +5,8 @@
  * to exit 0 on spec/openapi.yaml and on the widgets document) is in package-install.spec.ts.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { test, expect } from '@playwright/test';
@@ -119,6 +121,19 @@ test('without tokens init writes TODO markers, and run refuses the profile with 
   const forced = await runNode([CLI, 'init', '--openapi', WIDGETS_OPENAPI, '--out', out, '--token', 'tok-a', '--force']);
   expect(forced.code, forced.stderr).toBe(0);
   expect((JSON.parse(readFileSync(out, 'utf8')) as { tokens: { valid: string } }).tokens.valid).toBe('tok-a');
+});
+
+test('the document is read from a URL too', async () => {
+  const text = readFileSync(WIDGETS_OPENAPI, 'utf8');
+  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/yaml' }).end(text));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const draft = draftProfile(await loadOpenApi(`http://127.0.0.1:${port}/openapi.yaml`), 'url');
+    expect(draft.collections.map((c) => c.path)).toEqual(['/widgets']);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
 
 test('only values that start with "TODO:" are markers, named by their JSON pointer', () => {
