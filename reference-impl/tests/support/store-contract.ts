@@ -279,7 +279,10 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
         // Arrivals spread over at most the burst's duration; each one waits 100 ms less that spread.
         const spread = performance.now() - start;
         const admitted = decisions.filter((d) => d.allowed);
-        expect(admitted).toHaveLength(4);
+        // While the arrivals spread (a loaded machine, the first connection to a cluster node), the
+        // queue drains one request per 100 ms, and exactly that many more may be admitted.
+        expect(admitted.length).toBeGreaterThanOrEqual(4);
+        expect(admitted.length).toBeLessThanOrEqual(4 + Math.floor(spread / 100));
         const delays = admitted.map((d) => d.delayMs!).sort((a, b) => a - b);
         expect(delays[0]).toBe(0);
         for (let i = 1; i < delays.length; i += 1) {
