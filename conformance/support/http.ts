@@ -99,7 +99,8 @@ function sendOnce(baseUrl: string, method: string, path: string, options: Reques
     let responded = false;
     let uploaded = body === undefined;
     let flushedAt = body === undefined ? started : Number.NaN;
-    const req = transport.request(url, { method, headers, agent: options.agent ?? false, ...(tls ?? {}) }, (res) => {
+    const agent = options.agent ?? (secure ? resumingAgent() : false);
+    const req = transport.request(url, { method, headers, agent, ...(tls ?? {}) }, (res) => {
       responded = true;
       const receivedAt = performance.now();
       const chunks: Buffer[] = [];
@@ -167,6 +168,17 @@ async function upload(req: http.ClientRequest, body: Buffer | undefined, answere
     }
   }
   if (!answered() && !req.destroyed) req.end();
+}
+
+let resuming: https.Agent | undefined;
+
+/**
+ * The https agent of requests without their own: still one fresh connection per request (no
+ * keep-alive), but TLS sessions are resumed, so a loaded machine is not spent on full handshakes.
+ */
+function resumingAgent(): https.Agent {
+  resuming ??= new https.Agent({ keepAlive: false, maxCachedSessions: 100, ...tlsTrust() });
+  return resuming;
 }
 
 /** A keep-alive connection pool for `baseUrl` (one socket unless told), with the suite's TLS trust. */
