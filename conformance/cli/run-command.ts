@@ -105,6 +105,18 @@ export async function runCommand(args: string[]): Promise<number> {
     console.warn(`\n${'!'.repeat(100)}\n!! WARNING: ${warnings[0]}\n${'!'.repeat(100)}\n`);
   }
 
+  // D-PROFILE: the default profile holds the reference server's development tokens and paths; used
+  // against another API it would test nothing real, so a target given without a profile is refused.
+  if (options.targets.length > 0 && options.profile === undefined) {
+    return fail(
+      `--target ${options.targets.join(' --target ')} needs --profile FILE: without one the run would use the reference server's ` +
+        `development profile (its tokens, paths and bodies) against ${options.targets.length > 1 ? 'these targets' : 'this target'}. ` +
+        'Describe your API in a profile (start one with `npx http-api-conformance init --openapi openapi.yaml --target URL`, README "Certify your server"); ' +
+        `for a reference server started with \`serve\`, add --profile ${DEFAULT_PROFILE}; to test the embedded reference server, omit --target.`,
+      { baseUrls: options.targets },
+    );
+  }
+
   const profileSource = options.profile ?? DEFAULT_PROFILE;
   let profile: ProfileDocument;
   try {

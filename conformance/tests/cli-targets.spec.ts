@@ -21,6 +21,7 @@ import { PACKAGE_ROOT, runCli, tempOut } from './support/subprocess.ts';
 test.describe.configure({ mode: 'default', timeout: 240_000 });
 
 const WIDGETS_PROFILE = join(PACKAGE_ROOT, 'fixtures', 'profiles', 'widgets.json');
+const REFERENCE_PROFILE = join(PACKAGE_ROOT, 'fixtures', 'profiles', 'reference.json');
 
 /** The run's results.json, checked against results.schema.json. */
 function readResults(out: string): RunResults {
@@ -54,7 +55,7 @@ test('against a stub answering 200 {} the smoke run exits 1 with most MUSTs fail
   // by bench/phases/suite-time.ts).
   await withServer(() => startStub(0), async (url) => {
     const out = tempOut('stub');
-    const run = await runCli(['--target', url, '--grep', '@smoke', '--out', out], {}, 220_000);
+    const run = await runCli(['--profile', REFERENCE_PROFILE, '--target', url, '--grep', '@smoke', '--out', out], {}, 220_000);
     const results = readResults(out);
     expect(run.code, explain(run)).toBe(1);
     expect(results.exitCode).toBe(1);

@@ -9,7 +9,9 @@ import { test, expect } from '@playwright/test';
 import { readResults } from '../../spec/results.ts';
 import type { RunResults } from '../../spec/results.ts';
 import { closedPortUrl, garbageServer, silentServer } from './support/bad-targets.ts';
-import { runCli, tempOut } from './support/subprocess.ts';
+import { PACKAGE_ROOT, runCli, tempOut } from './support/subprocess.ts';
+
+const REFERENCE_PROFILE = join(PACKAGE_ROOT, 'fixtures', 'profiles', 'reference.json');
 
 /** results.json of a refused run: present, incomplete, exit code 2. */
 function expectRefusedResults(out: string): RunResults {
@@ -22,10 +24,21 @@ function expectRefusedResults(out: string): RunResults {
   return results;
 }
 
+test('a --target without --profile exits 2 before any request, naming --profile and init (D-PROFILE)', { tag: ['@cli'] }, async () => {
+  const url = await closedPortUrl();
+  const out = tempOut('no-profile');
+  const run = await runCli(['--target', url, '--out', out], {}, 30_000);
+  expect(run.code).toBe(2);
+  expect(run.stderr).toContain('needs --profile FILE');
+  expect(run.stderr).toContain('http-api-conformance init');
+  expect(run.stderr).not.toContain('unreachable');
+  expectRefusedResults(out);
+});
+
 test('a closed port exits 2 within 10 seconds, naming the refused connection', { tag: ['@cli'] }, async () => {
   const url = await closedPortUrl();
   const out = tempOut('closed');
-  const run = await runCli(['--target', url, '--out', out], {}, 30_000);
+  const run = await runCli(['--profile', REFERENCE_PROFILE, '--target', url, '--out', out], {}, 30_000);
   expect(run.code).toBe(2);
   expect(run.elapsedMs).toBeLessThan(10_000);
   expect(run.stderr).toContain('unreachable');
@@ -37,7 +50,7 @@ test('a target that accepts connections but never answers exits 2 after the 5 s 
   const target = await silentServer();
   try {
     const out = tempOut('silent');
-    const run = await runCli(['--target', target.url, '--out', out], {}, 40_000);
+    const run = await runCli(['--profile', REFERENCE_PROFILE, '--target', target.url, '--out', out], {}, 40_000);
     expect(run.code).toBe(2);
     // The probe waits 5 s; the process start adds a little, a hang would hit the 40 s kill.
     expect(run.elapsedMs).toBeGreaterThanOrEqual(5_000);
@@ -53,7 +66,7 @@ test('a target answering with bytes that are not HTTP exits 2', { tag: ['@cli'] 
   const target = await garbageServer();
   try {
     const out = tempOut('garbage');
-    const run = await runCli(['--target', target.url, '--out', out], {}, 30_000);
+    const run = await runCli(['--profile', REFERENCE_PROFILE, '--target', target.url, '--out', out], {}, 30_000);
     expect(run.code).toBe(2);
     expect(run.elapsedMs).toBeLessThan(10_000);
     expect(run.stderr).toContain('did not answer with HTTP');
