@@ -1,7 +1,8 @@
 /**
  * The smoke check `init` runs against `--target` once the profile is written: the target answers,
  * the valid token opens the protected endpoint and no token is a 401 (AUTH-401-MISSING), every
- * create body is accepted, and the limited token is refused with 403 (AUTH-403-FORBIDDEN). It tells
+ * create body is accepted, the `Allow` of an OPTIONS matches the methods the document lists
+ * (METHOD-ALLOW-HEADER), and the limited token is refused with 403 (AUTH-403-PERMISSION). It tells
  * the user what to fix before the first run; the suite itself is the judge.
  */
 import type { TargetProfile, ProfileRequest } from '../../conformance/target/profile.ts';
@@ -33,6 +34,18 @@ async function send(baseUrl: string, request: ProfileRequest, token: string | un
     detail = text.slice(0, 120);
   }
   return { status: response.status, detail };
+}
+
+/** The methods in the `Allow` header of an OPTIONS answer (RFC 9110 §10.2.1), or undefined when the target gives none. */
+async function allowOf(baseUrl: string, path: string, token: string | undefined): Promise<string[] | undefined> {
+  try {
+    const response = await fetch(`${baseUrl}${path}`, { method: 'OPTIONS', headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(5000) });
+    await response.arrayBuffer();
+    const allow = response.headers.get('allow');
+    return response.ok && allow ? allow.split(',').map((m) => m.trim().toUpperCase()).filter(Boolean) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The items of a collection response: the array itself, or its `items` or `data` member. */
@@ -87,6 +100,17 @@ export async function smokeCheck(profile: TargetProfile): Promise<SmokeLine[]> {
     for (const collection of profile.collections) {
       if (!collection.create || !collection.methods.includes('POST')) continue;
       await check(`collections ${collection.name} create`, { method: 'POST', path: collection.path, body: collection.create }, valid, (s) => s >= 200 && s < 300, '2xx');
+    }
+  }
+  for (const collection of profile.collections) {
+    const paths: [string, string[] | undefined][] = [[collection.path, collection.methods]];
+    const id = collection.existingIds?.[0];
+    if (collection.itemPath && id !== undefined) paths.push([collection.itemPath.replace('{id}', encodeURIComponent(String(id))), collection.itemMethods]);
+    for (const [path, listed] of paths) {
+      const allow = listed ? await allowOf(baseUrl, path, valid) : undefined;
+      if (!allow || !listed) continue;
+      const same = allow.length === listed.length && allow.every((m) => listed.includes(m));
+      lines.push({ ok: same, text: `methods of ${path}: ${same ? listed.join(', ') : `the target's Allow is ${allow.join(', ')} but the profile lists ${listed.join(', ')} (from the document): the 405 checks would fail; correct the document or the profile`}` });
     }
   }
   const limited = profile.tokens.limited;

@@ -10,6 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { test, expect } from '@playwright/test';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { start as startWidgets } from '../../fixtures/widgets-api/server.ts';
 import { askMissing } from '../../cli/init/answers.ts';
 import { invalidBody, validBody } from '../../cli/init/bodies.ts';
 import { draftProfile } from '../../cli/init/draft.ts';
@@ -133,6 +135,24 @@ test('the document is read from a URL too', async () => {
     expect(draft.collections.map((c) => c.path)).toEqual(['/widgets']);
   } finally {
     await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+test('the smoke check against --target names a method the document omits, and init exits 1', async () => {
+  const dir = tempOut('init-smoke');
+  const doc = parseYaml(readFileSync(WIDGETS_OPENAPI, 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+  delete doc.paths['/widgets']?.head;
+  const openapi = join(dir, 'openapi.yaml');
+  writeFileSync(openapi, stringifyYaml(doc));
+  const widgets = await startWidgets(0);
+  try {
+    const init = await runNode([CLI, 'init', '--openapi', openapi, '--target', widgets.url, '--token', 'widgets-admin-ann', '--limited-token', 'widgets-viewer-cy', '--out', join(dir, 'p.json')]);
+    expect(init.code, init.stdout).toBe(1);
+    expect(init.stdout).toContain("FAIL methods of /widgets: the target's Allow is GET, HEAD, POST, OPTIONS but the profile lists GET, POST, OPTIONS");
+    expect(init.stdout).toContain('ok   tokens.limited: POST /widgets -> 403');
+    expect(init.stdout).toContain('ok   collections widgets create: POST /widgets -> 201');
+  } finally {
+    await widgets.close();
   }
 });
 
