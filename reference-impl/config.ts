@@ -66,11 +66,14 @@ export function defaultConfig(): Config {
       { token: 'dev-token-limited-3', userId: 4, permissions: [...all], plan: 'small' },
       // A slow-refill plan: the suite's rate-limit checks are exact with it (D-SUITE-TRUST, tokens.rateLimitSlow).
       { token: 'dev-token-slow', userId: 4, permissions: [...all], plan: 'slow' },
+      // A low limit for contract testers and fuzzers, documented in spec/openapi.yaml: they meet 429 (D-AUTH).
+      { token: 'dev-token-burst', userId: 4, permissions: [...all], plan: 'burst' },
     ],
     plans: {
       standard: { capacity: 1000, refillPerSecond: 500 },
       small: { capacity: 10, refillPerSecond: 2 },
       slow: { capacity: 3, refillPerSecond: 0.02 },
+      burst: { capacity: 5, refillPerSecond: 1 },
       anonymous: { capacity: 1000, refillPerSecond: 500 },
     },
     anonymousPlan: 'anonymous',

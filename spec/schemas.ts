@@ -47,7 +47,7 @@ function decimalPlacesOf(value: number): number {
 }
 
 /**
- * D-FIELDS `maxDecimalPlaces`: true when the JSON number `value` was written with at most `places`
+ * D-FIELDS `x-maxDecimalPlaces`: true when the JSON number `value` was written with at most `places`
  * decimals, that is when the shortest decimal that reads back as the same double has at most
  * `places` decimals. Exact, unlike `multipleOf: 0.01` on doubles (111848.18 / 0.01 is not an
  * integer in binary floating point). The first test is the fast path: `value` is the double nearest
@@ -61,16 +61,16 @@ export function hasAtMostDecimalPlaces(value: number, places: number): boolean {
   return Math.round(value * scale) / scale === value || decimalPlacesOf(value) <= places;
 }
 
-/** The `maxDecimalPlaces` keyword: the D-FIELDS decimal rule for the server and every schema user. */
+/** The `x-maxDecimalPlaces` keyword (an OpenAPI extension keyword, so OpenAPI linters accept it): the D-FIELDS decimal rule for the server and every schema user. */
 const maxDecimalPlaces: SchemaValidateFunction = (places: number, data: number): boolean => {
   if (hasAtMostDecimalPlaces(data, places)) return true;
-  maxDecimalPlaces.errors = [{ keyword: 'maxDecimalPlaces', message: `must have at most ${places} decimal places`, params: { limit: places } }];
+  maxDecimalPlaces.errors = [{ keyword: 'x-maxDecimalPlaces', message: `must have at most ${places} decimal places`, params: { limit: places } }];
   return false;
 };
 
-/** Adds the project's own keywords (`maxDecimalPlaces`) to an Ajv instance: every Ajv that reads spec/schemas/ needs them. */
+/** Adds the project's own keywords (`x-maxDecimalPlaces`) to an Ajv instance: every Ajv that reads spec/schemas/ needs them. */
 export function addSchemaKeywords(ajv: { addKeyword(definition: KeywordDefinition): unknown }): void {
-  ajv.addKeyword({ keyword: 'maxDecimalPlaces', type: 'number', schemaType: 'number', errors: true, validate: maxDecimalPlaces });
+  ajv.addKeyword({ keyword: 'x-maxDecimalPlaces', type: 'number', schemaType: 'number', errors: true, validate: maxDecimalPlaces });
 }
 
 /**
@@ -79,7 +79,7 @@ export function addSchemaKeywords(ajv: { addKeyword(definition: KeywordDefinitio
  * this module costs no compilation (each conformance worker and the Playwright runner import it,
  * most of them for a few schemas), and `compileAll()` compiles every schema up front (the
  * reference server calls it at start-up, so no request pays for a compilation). Decimal amounts
- * use the `maxDecimalPlaces` keyword, never `multipleOf` (D-FIELDS).
+ * use the `x-maxDecimalPlaces` keyword, never `multipleOf` (D-FIELDS).
  */
 export function createSchemaValidator() {
   const ajv = new Ajv2020({ strict: true, allErrors: true });
@@ -188,7 +188,7 @@ function messageOf(error: ErrorObject): string {
       return `must be less than ${String(p.limit)}`;
     case 'multipleOf':
       return `must be a multiple of ${String(p.multipleOf)}`;
-    case 'maxDecimalPlaces':
+    case 'x-maxDecimalPlaces':
       return `must have at most ${String(p.limit)} decimal places`;
     case 'format':
       return `must be a valid ${String(p.format)}`;
@@ -227,9 +227,12 @@ export function toFieldErrors(errors: readonly ErrorObject[] | null | undefined)
   if (errors.some((e) => e.instancePath === '' && e.keyword === 'type')) {
     return [{ field: BODY_FIELD, message: 'must be a JSON object' }];
   }
+  // A `pattern` that spells out a `format` (the email rule of D-FIELDS) adds no second message.
+  const formatted = new Set(errors.filter((e) => e.keyword === 'format').map((e) => e.instancePath));
   const byField = new Map<string, string[]>();
   for (const error of errors) {
     if (error.keyword === 'if') continue;
+    if (error.keyword === 'pattern' && formatted.has(error.instancePath)) continue;
     const field = fieldOf(error);
     const message = messageOf(error);
     const messages = byField.get(field);

@@ -78,6 +78,8 @@ export function idempotency(config: Config, stores: Stores) {
         type: 'idempotency-key-reused',
         title: 'Idempotency-Key reused',
         detail: 'This Idempotency-Key was used with a different request; use a new key.',
+        // Every 422 names what is wrong in `errors` (D-ERRORS), so one schema describes them all.
+        members: { errors: [{ field: 'Idempotency-Key', message: 'was already used with a different request' }] },
       });
     }
     if (claim.state === 'in-flight') {

@@ -10,6 +10,7 @@ import type { ResourceKind, ResourceStore, StoredResource, StoredResponse } from
 
 export type RequestSchema =
   | 'user-request'
+  | 'user-replace-request'
   | 'order-request'
   | 'payment-request'
   | 'author-request'

@@ -72,9 +72,8 @@ export function usersRoutes({ stores, config }: Deps): RouteSet {
   });
 
   router.post('/users', async (ctx) => {
-    const body = ctx.state.body as Record<string, unknown> | undefined;
-    const extra = body && Object.hasOwn(body, 'version') ? [{ field: 'version', message: 'is only accepted by PUT' }] : [];
-    const request = validBody<UserRequest>(ctx, 'user-request', extra);
+    // `version` is not a member of user-request: a create has no version to match (D-CONCURRENCY).
+    const request = validBody<UserRequest>(ctx, 'user-request');
     const earlier = await createdEarlier(ctx, resources, 'users');
     if (earlier) return created(ctx, `/users/${earlier.id}`, userRepresentation(earlier));
     const user = await withEmailLock(stores, lockSeconds, request.email, async () => {
@@ -94,7 +93,7 @@ export function usersRoutes({ stores, config }: Deps): RouteSet {
 
   router.put('/users/{id}', async (ctx) => {
     const id = idParam(ctx);
-    const request = validBody<UserRequest>(ctx, 'user-request');
+    const request = validBody<UserRequest>(ctx, 'user-replace-request');
     const updated = await withEmailLock(stores, lockSeconds, request.email, async () => {
       await getOr404(resources, 'users', id);
       await assertEmailFree(resources, request.email, id);

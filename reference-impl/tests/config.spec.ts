@@ -30,9 +30,11 @@ test('the defaults are the D-AUTH tokens and plans with the memory store', () =>
     ['dev-token-limited-2', 4, 'small'],
     ['dev-token-limited-3', 4, 'small'],
     ['dev-token-slow', 4, 'slow'],
+    ['dev-token-burst', 4, 'burst'],
   ]);
   expect(config.plans.small).toEqual({ capacity: 10, refillPerSecond: 2 });
   expect(config.plans.slow).toEqual({ capacity: 3, refillPerSecond: 0.02 });
+  expect(config.plans.burst).toEqual({ capacity: 5, refillPerSecond: 1 });
 });
 
 test('an invalid value is refused with a message naming the field', () => {
@@ -77,7 +79,7 @@ test('file, environment and overrides are layered in that order over the default
     expect(config.bodyLimitBytes).toBe(1000);
     expect(config.store).toEqual({ kind: 'redis', url: 'redis://127.0.0.1:6379', keyPrefix: 'x:' });
     expect(config.faultInjection).toBe(true);
-    expect(Object.keys(config.plans).sort()).toEqual(['anonymous', 'gold', 'slow', 'small', 'standard']);
+    expect(Object.keys(config.plans).sort()).toEqual(['anonymous', 'burst', 'gold', 'slow', 'small', 'standard']);
     expect(defaultConfig().port).toBe(3000);
   } finally {
     await rm(dir, { recursive: true, force: true });

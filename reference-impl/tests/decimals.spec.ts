@@ -1,6 +1,6 @@
 /**
  * Decimal order totals (spec/decisions.md D-FIELDS: a total 0.01 … 1 000 000 with at most two
- * decimals). One rule, `maxDecimalPlaces` in spec/schemas.ts, serves the schemas and the server;
+ * decimals). One rule, `x-maxDecimalPlaces` in spec/schemas.ts, serves the schemas and the server;
  * `multipleOf: 0.01` rejected 10.2 % of the two-decimal totals (the first was 111848.18).
  */
 import { expect, test } from '@playwright/test';
@@ -9,11 +9,11 @@ import { getSchema, getValidator, hasAtMostDecimalPlaces, schemaNames, validatio
 import { ALICE, type TestServer, client, startTestServer } from './support/harness.ts';
 
 /** The schema's maximum in hundredths: every two-decimal total is `cents / 100` for 1 ≤ cents ≤ MAX_CENTS. */
-const totalSchema = (getSchema('order-request').properties as Record<string, { minimum: number; maximum: number; maxDecimalPlaces: number }>).total;
+const totalSchema = (getSchema('order-request').properties as Record<string, { minimum: number; maximum: number; 'x-maxDecimalPlaces': number }>).total;
 const MAX_CENTS = Math.round((totalSchema?.maximum ?? 0) * 100);
 
-test('the order total schemas use maxDecimalPlaces 2 up to 1 000 000, and no schema uses multipleOf', () => {
-  expect(totalSchema).toMatchObject({ minimum: 0.01, maximum: 1_000_000, maxDecimalPlaces: 2 });
+test('the order total schemas use x-maxDecimalPlaces 2 up to 1 000 000, and no schema uses multipleOf', () => {
+  expect(totalSchema).toMatchObject({ minimum: 0.01, maximum: 1_000_000, 'x-maxDecimalPlaces': 2 });
   expect(MAX_CENTS).toBe(100_000_000);
   expect((getSchema('order').properties as Record<string, unknown>).total).toEqual(totalSchema);
   expect(schemaNames.filter((name) => JSON.stringify(getSchema(name)).includes('"multipleOf"'))).toEqual([]);

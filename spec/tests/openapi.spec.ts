@@ -12,6 +12,7 @@ const decisionsPath = fileURLToPath(new URL('../decisions.md', import.meta.url))
 const HTTP_METHODS = ['get', 'head', 'post', 'put', 'delete', 'options', 'patch', 'trace'] as const;
 
 interface Operation {
+  'x-method-not-allowed'?: boolean;
   security?: Record<string, string[]>[];
   parameters?: { name: string; in: string; $ref?: string }[];
   requestBody?: { content: Record<string, unknown> };
@@ -55,12 +56,13 @@ function parserOptions(reads: Set<string>): ParserOptions {
 
 const raw = parseYaml(readFileSync(openapiPath, 'utf8')) as Document;
 
-function operations(doc: Document): { path: string; method: string; op: Operation }[] {
+/** The operations a path allows; `withNotAllowed` adds the `x-method-not-allowed` ones that describe its 405. */
+function operations(doc: Document, withNotAllowed = false): { path: string; method: string; op: Operation }[] {
   const list: { path: string; method: string; op: Operation }[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const method of HTTP_METHODS) {
       const op = item[method];
-      if (op) list.push({ path, method, op });
+      if (op && (withNotAllowed || op['x-method-not-allowed'] !== true)) list.push({ path, method, op });
     }
   }
   return list;
@@ -113,8 +115,13 @@ test.describe('openapi.yaml', () => {
     for (const [path, methods] of decided) {
       const item = raw.paths[path];
       expect(item, `${path} is in openapi.yaml`).toBeDefined();
-      const present = HTTP_METHODS.filter((m) => item?.[m]);
+      const present = HTTP_METHODS.filter((m) => item?.[m] && item[m]['x-method-not-allowed'] !== true);
       expect([...present].sort(), path).toEqual([...methods].sort());
+      const notAllowed = HTTP_METHODS.filter((m) => item?.[m]?.['x-method-not-allowed'] === true);
+      expect([...notAllowed].sort(), `${path}: every other method of OpenAPI's set but HEAD describes its 405`).toEqual(
+        HTTP_METHODS.filter((m) => !methods.includes(m) && m !== 'head').sort(),
+      );
+      for (const m of notAllowed) expect(Object.keys(item?.[m]?.responses ?? {}), `${m} ${path}`).toContain('405');
     }
     expect(Object.keys(raw.paths).sort()).toEqual([...decided.keys()].sort());
   });
@@ -129,7 +136,7 @@ test.describe('openapi.yaml', () => {
 
   test('every 4xx and 5xx response is application/problem+json', () => {
     let count = 0;
-    for (const { path, method, op } of operations(raw)) {
+    for (const { path, method, op } of operations(raw, true)) {
       for (const [status, response] of Object.entries(op.responses)) {
         if (!/^[45]/.test(status)) continue;
         const resolved = resolveResponse(raw, response);
@@ -145,7 +152,7 @@ test.describe('openapi.yaml', () => {
   });
 
   test('every response carries the RateLimit headers and Cache-Control', () => {
-    for (const { path, method, op } of operations(raw)) {
+    for (const { path, method, op } of operations(raw, true)) {
       for (const [status, response] of Object.entries(op.responses)) {
         const headers = Object.keys(resolveResponse(raw, response).headers ?? {});
         for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Cache-Control']) {
@@ -170,6 +177,10 @@ test.describe('openapi.yaml', () => {
   test('every example of a reusable response is valid against its schema', () => {
     let checked = 0;
     for (const [name, response] of Object.entries(raw.components.responses)) {
+      if (name === 'HeadError') {
+        expect(response.content, 'HEAD answers have no body').toBeUndefined();
+        continue;
+      }
       const media = response.content?.['application/problem+json'];
       const ref = media?.schema?.$ref;
       const schemaName = ref?.match(/^\.\/schemas\/([a-z-]+)\.schema\.json$/)?.[1];
@@ -180,6 +191,33 @@ test.describe('openapi.yaml', () => {
       checked++;
     }
     expect(checked).toBeGreaterThanOrEqual(12);
+  });
+
+  test('every 422 is the validation problem and every 400 the bad-request problem: one $ref each, errors[] checkable', () => {
+    const responses = raw.components.responses;
+    expect(responses.UnprocessableEntity?.content?.['application/problem+json']?.schema).toEqual({ $ref: './schemas/validation-problem.schema.json' });
+    for (const name of ['BadRequest', 'InvalidQuery']) {
+      expect(responses[name]?.content?.['application/problem+json']?.schema, name).toEqual({ $ref: './schemas/bad-request-problem.schema.json' });
+    }
+    expect(readFileSync(openapiPath, 'utf8')).not.toMatch(/^\s*(anyOf|oneOf):/m);
+  });
+
+  test('every operation lists 400, 414, 429, 500 and 503, and 404 when its path has an id', () => {
+    let checked = 0;
+    for (const { path, method, op } of operations(raw, true)) {
+      const statuses = Object.keys(op.responses);
+      expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(['400', '414', '429', '500', '503']));
+      if (path.includes('{') && op['x-method-not-allowed'] !== true) expect(statuses, `${method} ${path}`).toContain('404');
+      if (op['x-method-not-allowed'] !== true && method !== 'head') expect(statuses, `${method} ${path}`).toContain('401');
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  test('GET /account documents the 404 of a caller whose user was deleted', () => {
+    const op = raw.paths['/account']?.get as Operation & { description?: string };
+    expect(Object.keys(op.responses)).toContain('404');
+    expect(op.description).toContain('404');
   });
 
   test('every POST accepts Idempotency-Key and creates answer 201 with Location', () => {
@@ -218,8 +256,9 @@ test.describe('openapi.yaml', () => {
   test('public reads accept no token; everything else requires the bearer scheme (D-AUTH)', () => {
     expect(raw.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     const publicPath = /^\/(users(\/\{id\})?|authors(\/\{id\})?|posts(\/\{id\}(\/comments(\/\{commentId\})?)?)?)$/;
-    for (const { path, method, op } of operations(raw)) {
-      const isPublic = publicPath.test(path) && ['get', 'head', 'options'].includes(method);
+    for (const { path, method, op } of operations(raw, true)) {
+      // OPTIONS and the 405 answers need no token; a token that is sent is still checked (D-AUTH, D-METHODS).
+      const isPublic = (publicPath.test(path) && ['get', 'head'].includes(method)) || method === 'options' || op['x-method-not-allowed'] === true;
       const security = op.security ?? [];
       expect(security.some((s) => 'bearer' in s), `${method} ${path} names bearer`).toBe(true);
       expect(security.some((s) => Object.keys(s).length === 0), `${method} ${path} public=${isPublic}`).toBe(isPublic);

@@ -1,0 +1,81 @@
+/**
+ * spec/openapi.yaml and the reference server say the same thing, judged by an independent tool:
+ * one whole conformance `run` goes through a proxy that validates every request and response with
+ * Stoplight Prism's validator (support/openapi-proxy.ts). Every response must agree with the
+ * description. Requests that break it are counted apart: the suite sends them on purpose (missing
+ * and unknown tokens, hostile bodies, unknown methods and paths, out-of-range queries), and the
+ * server's answer to each of them is still checked against the description.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, test } from '@playwright/test';
+import { type TestServer, startTestServer } from '../../reference-impl/tests/support/harness.ts';
+import { type ValidatingProxy, startValidatingProxy } from './support/openapi-proxy.ts';
+
+const CLI = fileURLToPath(new URL('../../bin/http-api-conformance.js', import.meta.url));
+
+function runCli(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, FORCE_COLOR: '0' } });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+test.describe('the reference server through an OpenAPI-validating proxy', () => {
+  test.describe.configure({ timeout: 8 * 60_000 });
+  let server: TestServer;
+  let proxy: ValidatingProxy;
+  let out: string;
+  test.beforeAll(async () => {
+    // As the embedded target of `run` (conformance/target/embedded.ts): fault injection on, memory store.
+    server = await startTestServer({ faultInjection: true });
+    proxy = await startValidatingProxy(server.url);
+    out = mkdtempSync(join(tmpdir(), 'hac-openapi-traffic-'));
+  });
+  test.afterAll(async () => {
+    await proxy.close();
+    await server.close();
+    rmSync(out, { recursive: true, force: true });
+  });
+
+  test('a whole conformance run passes, and no response disagrees with spec/openapi.yaml', async () => {
+    const testInfo = test.info();
+    const run = await runCli(['run', '--target', proxy.url, '--out', out, '--workers', '2']);
+    const report = proxy.report();
+    const byMessage = (list: { message: string; method: string; target: string; status: number }[]) => {
+      const counts = new Map<string, { count: number; example: string }>();
+      for (const v of list) {
+        const key = v.message.replace(/\d{3,}/g, 'N');
+        const entry = counts.get(key) ?? { count: 0, example: `${v.method} ${v.target} -> ${v.status}` };
+        entry.count += 1;
+        counts.set(key, entry);
+      }
+      return Object.fromEntries([...counts].sort((a, b) => b[1].count - a[1].count));
+    };
+    const summary = {
+      requests: report.requests,
+      unmatched: report.unmatched,
+      responseViolations: report.responseViolations.length,
+      requestViolations: report.requestViolations.length,
+      responseViolationKinds: byMessage(report.responseViolations),
+      requestViolationKinds: byMessage(report.requestViolations),
+      exitCode: run.code,
+      failed: [] as { id: string; reason?: string }[],
+    };
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as { exitCode: number; complete: boolean; requirements: { id: string; outcome: string; reason?: string }[] };
+    summary.failed = results.requirements.filter((r) => r.outcome === 'failed').map(({ id, reason }) => ({ id, ...(reason === undefined ? {} : { reason }) }));
+    writeFileSync(testInfo.outputPath('openapi-traffic.json'), JSON.stringify(summary, null, 2));
+    console.log(`openapi-traffic: ${report.requests} exchanges checked, ${report.responseViolations.length} response violations, ${report.requestViolations.length} request violations (intended), ${report.unmatched} unmatched`);
+    expect(summary.responseViolationKinds).toEqual({});
+    expect(results.complete, run.output.slice(-3000)).toBe(true);
+    expect(summary.failed).toEqual([]);
+    expect(run.code, run.output.slice(-3000)).toBe(0);
+    expect(report.requests).toBeGreaterThan(1000);
+  });
+});

@@ -1,0 +1,228 @@
+/**
+ * A transparent HTTP proxy that checks every exchange against spec/openapi.yaml with Stoplight
+ * Prism's validator (@stoplight/prism-http: its router, `validateSecurity`, `validateInput` and
+ * `validateOutput`, the engine of `prism proxy`). `prism proxy` itself cannot stand between the
+ * conformance suite and a server: it turns every HEAD answer into a 500 ("invalid json response
+ * body"), adds CORS headers, rewrites `Accept` and refuses the multi-file description (its resolver
+ * does not find `validation-error-item.schema.json` under the schemas' `$id`s). This proxy forwards
+ * bytes unchanged (raw headers, duplicates and all) and validates on the side; the description is
+ * bundled into one document first by Redocly CLI.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { type IncomingMessage, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml } from 'yaml';
+
+const require = createRequire(import.meta.url);
+
+interface Diagnostic {
+  code?: string | number;
+  message: string;
+  path?: (string | number)[];
+  severity: number;
+}
+type Either<T> = { _tag: 'Left'; left: Diagnostic[] | Error } | { _tag: 'Right'; right: T };
+interface PrismRequest {
+  method: string;
+  url: { path: string; query: Record<string, string | string[]> };
+  headers: Record<string, string>;
+  body?: unknown;
+}
+interface PrismResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body?: unknown;
+}
+interface Operation {
+  method: string;
+  path: string;
+}
+type Check<E> = (args: { resource: Operation; element: E }) => Either<unknown>;
+
+const { getHttpOperationsFromSpec } = require('@stoplight/prism-http') as { getHttpOperationsFromSpec: (spec: unknown) => Promise<Operation[]> };
+const route = (require('@stoplight/prism-http/dist/router/index.js') as { default: (args: { resources: Operation[]; input: PrismRequest }) => Either<Operation> }).default;
+const validator = require('@stoplight/prism-http/dist/validator/index.js') as {
+  validateSecurity: Check<PrismRequest>;
+  validateInput: Check<PrismRequest>;
+  validateOutput: Check<PrismResponse>;
+};
+
+/** One finding: which exchange, on which side, and what Prism said. */
+export interface Violation {
+  side: 'request' | 'response';
+  method: string;
+  target: string;
+  status: number;
+  message: string;
+}
+
+export interface ProxyReport {
+  /** Exchanges forwarded and checked. */
+  requests: number;
+  /** Requests the description does not allow (the suite sends many on purpose: hostile bodies, missing tokens, unknown methods). */
+  requestViolations: Violation[];
+  /** Responses that disagree with the description: must be none. */
+  responseViolations: Violation[];
+  /** Requests that matched no operation, by method and status (checked against the fallback responses). */
+  unmatched: number;
+}
+
+export interface ValidatingProxy {
+  url: string;
+  report(): ProxyReport;
+  close(): Promise<void>;
+}
+
+const SPEC = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
+const REDOCLY = fileURLToPath(new URL('../../../node_modules/.bin/redocly', import.meta.url));
+/** Where a request that matches no operation is checked: the responses any path may give to any method. */
+const NO_ROUTE = '/__no-route__';
+
+/**
+ * Removes every `$id`: after bundling, every reference is a local pointer, and Prism compiles each
+ * schema together with the whole bundle, so a second schema carrying an `$id` already seen makes
+ * Ajv throw "schema with key or id already exists", which Prism's validator swallows (the body
+ * is then not checked at all).
+ */
+function withoutIds(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutIds);
+  if (typeof node !== 'object' || node === null) return node;
+  return Object.fromEntries(Object.entries(node).filter(([key]) => key !== '$id').map(([key, value]) => [key, withoutIds(value)]));
+}
+
+/** The description bundled into one document by `redocly bundle`, plus the NO_ROUTE path of the fallback answers. */
+function bundledDescription(): Record<string, unknown> {
+  const dir = mkdtempSync(join(tmpdir(), 'hac-openapi-'));
+  try {
+    const out = join(dir, 'openapi.json');
+    const run = spawnSync(REDOCLY, ['bundle', SPEC, '-o', out], { encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`redocly bundle failed: ${run.stderr}`);
+    const doc = withoutIds(parseYaml(readFileSync(out, 'utf8'))) as { paths: Record<string, unknown> };
+    const responses = Object.fromEntries(
+      [['400', 'BadRequest'], ['404', 'NotFound'], ['405', 'MethodNotAllowed'], ['414', 'UriTooLong'], ['429', 'TooManyRequests'], ['500', 'InternalServerError'], ['503', 'ServiceUnavailable']].map(([status, name]) => [
+        status,
+        { $ref: `#/components/responses/${name}` },
+      ]),
+    );
+    const fallback = { security: [{}], responses };
+    doc.paths[NO_ROUTE] = Object.fromEntries(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'].map((m) => [m, { ...fallback, operationId: `no-route-${m}` }]));
+    return doc;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function diagnosticsOf(result: Either<unknown>): Diagnostic[] {
+  if (result._tag === 'Right') return [];
+  return Array.isArray(result.left) ? result.left : [{ message: String(result.left.message), severity: 0 }];
+}
+
+function headerObject(raw: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (let index = 0; index < raw.length; index += 2) {
+    const name = (raw[index] ?? '').toLowerCase();
+    const value = raw[index + 1] ?? '';
+    headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
+  }
+  return headers;
+}
+
+/** The body as Prism's own server reads it: JSON for a JSON media type, else text; undefined when empty. */
+function bodyOf(bytes: Buffer, contentType: string | undefined): unknown {
+  if (bytes.length === 0) return undefined;
+  const text = bytes.toString('utf8');
+  if (contentType !== undefined && /^application\/([\w.-]+\+)?json\b/i.test(contentType)) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+async function readAll(stream: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Starts the proxy on 127.0.0.1 (port 0) in front of `upstream` (`http://host:port`). */
+export async function startValidatingProxy(upstream: string): Promise<ValidatingProxy> {
+  const operations = await getHttpOperationsFromSpec(bundledDescription());
+  const fallback = new Map(operations.filter((op) => op.path === NO_ROUTE).map((op) => [op.method, op]));
+  const resources = operations.filter((op) => op.path !== NO_ROUTE);
+  const target = new URL(upstream);
+  const report: ProxyReport = { requests: 0, requestViolations: [], responseViolations: [], unmatched: 0 };
+
+  function check(method: string, rawTarget: string, reqHeaders: string[], reqBody: Buffer, status: number, resHeaders: string[], resBody: Buffer): void {
+    report.requests += 1;
+    const url = new URL(rawTarget, 'http://proxy.invalid');
+    const query: Record<string, string | string[]> = {};
+    for (const key of new Set(url.searchParams.keys())) {
+      const values = url.searchParams.getAll(key);
+      query[key] = values.length === 1 ? (values[0] ?? '') : values;
+    }
+    const requestHeaders = headerObject(reqHeaders);
+    const input: PrismRequest = { method: method.toLowerCase(), url: { path: url.pathname, query }, headers: requestHeaders, body: bodyOf(reqBody, requestHeaders['content-type']) };
+    const responseHeaders = headerObject(resHeaders);
+    const output: PrismResponse = { statusCode: status, headers: responseHeaders, body: method === 'HEAD' ? undefined : bodyOf(resBody, responseHeaders['content-type']) };
+    const add = (side: Violation['side'], diagnostics: Diagnostic[]) => {
+      for (const d of diagnostics) {
+        const where = d.path && d.path.length > 0 ? `${d.path.join('.')}: ` : '';
+        (side === 'request' ? report.requestViolations : report.responseViolations).push({ side, method, target: rawTarget.slice(0, 200), status, message: `${where}${d.message}` });
+      }
+    };
+    const routed = route({ resources, input });
+    let resource: Operation;
+    if (routed._tag === 'Right') {
+      resource = routed.right;
+      add('request', [...diagnosticsOf(validator.validateSecurity({ resource, element: input })), ...diagnosticsOf(validator.validateInput({ resource, element: input }))]);
+    } else {
+      report.unmatched += 1;
+      add('request', diagnosticsOf(routed));
+      resource = fallback.get(input.method) ?? (fallback.get('get') as Operation);
+    }
+    add('response', diagnosticsOf(validator.validateOutput({ resource, element: output })));
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = req.method ?? 'GET';
+    const rawTarget = req.url ?? '/';
+    const reqBody = await readAll(req);
+    const upstreamReply = await new Promise<IncomingMessage>((resolve, reject) => {
+      const forward = httpRequest({ host: target.hostname, port: target.port, method, path: rawTarget, headers: req.rawHeaders, setHost: false }, resolve);
+      forward.on('error', reject);
+      forward.end(reqBody);
+    });
+    const resBody = await readAll(upstreamReply);
+    const status = upstreamReply.statusCode ?? 502;
+    check(method, rawTarget, req.rawHeaders, reqBody, status, upstreamReply.rawHeaders, resBody);
+    res.writeHead(status, upstreamReply.statusMessage, upstreamReply.rawHeaders);
+    res.end(resBody);
+  }
+
+  const server: Server = createServer({ requireHostHeader: false }, (req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      report.responseViolations.push({ side: 'response', method: req.method ?? '', target: req.url ?? '', status: 502, message: `proxy: ${String(error)}` });
+      if (!res.headersSent) res.writeHead(502);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    report: () => report,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
