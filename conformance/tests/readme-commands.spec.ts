@@ -74,7 +74,7 @@ interface Background {
   /** The first match of `ready` in the output. */
   match: RegExpMatchArray;
   output(): string;
-  /** SIGTERM to the process group; resolves with the exit code. */
+  /** SIGTERM to the process group; resolves with the exit code of the shell (null: it died of the signal). */
   stop(): Promise<number | null>;
 }
 
@@ -156,7 +156,9 @@ test('npm start prints its URL and the run command; that command, typed as print
     expect(run.code, verdict(run)).toBe(0);
     expect(run.stdout).toMatch(/^PASS: \d+ passed, 0 failed, 0 warning, \d+ skipped$/m);
   } finally {
-    expect(await server.stop(), 'npm start ends cleanly on SIGTERM').toBe(0);
+    await server.stop();
+    // The npm and sh wrappers die of the signal; the server itself says it shut down gracefully.
+    expect(server.output()).toContain('SIGTERM received: finishing in-flight requests');
   }
 });
 
@@ -192,15 +194,13 @@ for (const typed of ['npx http-api-conformance serve --port 8080 --store redis -
     const command = typed.replace('--port 8080', '--port 0').replace('redis://127.0.0.1:6379', redisUrl);
     try {
       const server = await background(command, /^Reference server listening on (http:\/\/127\.0\.0\.1:\d+)$/m, { HAC_REDIS_KEY_PREFIX: prefix });
-      let code: number | null;
       try {
         const response = await fetch(`${server.match[1]}/users/1`);
         expect(response.status).toBe(200);
         expect(server.output()).toContain('Tokens: the development tokens of fixtures/profiles/reference.json (D-AUTH)');
       } finally {
-        code = await server.stop();
+        await server.stop();
       }
-      expect(code, server.output()).toBe(0);
       expect(server.output()).toContain('SIGTERM received: finishing in-flight requests');
     } finally {
       await deleteKeysWithPrefix(prefix, redisUrl);
@@ -228,7 +228,7 @@ test('serve --config my-config.json starts with the example configuration of ref
       expect(account.headers.get('ratelimit-limit'), 'the example plan "gold" limits it').toBe('100');
       expect(server.output()).toContain('Tokens: your own (--config)');
     } finally {
-      expect(await server.stop()).toBe(0);
+      await server.stop();
     }
   } finally {
     await deleteKeysWithPrefix(prefix, redisUrl);
@@ -240,5 +240,5 @@ test('client-check with the reference client exits 0', async () => {
   const out = tempOut('readme-client');
   const run = await shell(`npx http-api-conformance client-check --command "node --import tsx fixtures/clients/reference-client.ts" --out ${out}`);
   expect(run.code, verdict(run)).toBe(0);
-  expect(run.stdout).toMatch(/PASS/);
+  expect(run.stdout).toMatch(/^\s*\d+ passed, 0 failed, 0 warnings, 0 skipped in [\d.]+ s/m);
 });
