@@ -30,6 +30,24 @@ export interface Draft {
 
 const shape = (path: string): string => path.replace(/\{[^}]+\}/g, '{}');
 
+/**
+ * Whether the document allows the operation: it may succeed (a 2xx or 3xx response, or only a
+ * `default` one). An operation documented only to say it is refused (405 alone, or
+ * `x-method-not-allowed: true`) is not a method of the path.
+ */
+function allowed(op: Operation | undefined): op is Operation {
+  if (op === undefined || (op as Record<string, unknown>)['x-method-not-allowed'] === true) return false;
+  const codes = Object.keys(op.responses ?? {});
+  return codes.length === 0 || codes.some((code) => /^[23]/.test(code)) || codes.every((code) => code === 'default');
+}
+
+/** The path item with only the operations the document allows. */
+function allowedOperations(item: PathItem): PathItem {
+  const result: PathItem = item.parameters ? { parameters: item.parameters } : {};
+  for (const m of HTTP_METHODS) if (allowed(item[m])) result[m] = item[m];
+  return result;
+}
+
 function methodsOf(item: PathItem): string[] {
   return HTTP_METHODS.filter((m) => item[m] !== undefined).map((m) => m.toUpperCase());
 }
@@ -75,7 +93,7 @@ function profileName(doc: OpenApiDocument): string {
 /** Builds the draft profile from a dereferenced OpenAPI document. */
 export function draftProfile(doc: OpenApiDocument, source: string): Draft {
   const notes: string[] = [];
-  const paths = doc.paths ?? {};
+  const paths: Record<string, PathItem> = Object.fromEntries(Object.entries(doc.paths ?? {}).map(([p, item]) => [p, allowedOperations(item)]));
   const collections: ProfileCollection[] = [];
   const bodies = new Map<string, { media: MediaType; body: Record<string, unknown> }>();
   let hypermedia = false;

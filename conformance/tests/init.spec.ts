@@ -53,6 +53,9 @@ test('spec/openapi.yaml gives the example API: every top-level collection, valid
   expect(draft.protected).toEqual({ method: 'GET', path: '/account' });
   const users = draft.collections.find((c) => c.path === '/users');
   expect(users?.auth).toEqual({ read: false, write: true });
+  // Exactly the methods that may succeed: an operation documented only as a 405 is not one.
+  expect(users?.methods).toEqual(['GET', 'HEAD', 'POST', 'OPTIONS']);
+  expect(users?.itemMethods).toEqual(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
   expect(String(users?.create?.email)).toMatch(/-\{\{unique\}\}@/);
   expect(users?.invalid?.fields).toEqual(['name', 'email', 'unexpectedMember']);
   expect(draft.collections.find((c) => c.path === '/transfers')?.create).toBeUndefined();
