@@ -18,8 +18,8 @@ import { probeTargets } from './probe.ts';
 import { formatDisagreements, mergeRuns, runDirectory } from './repeat.ts';
 import { formatFeatureProblems, verifyFeatures } from './verify-features.ts';
 import { exportTlsTrust, runEnvironment } from '../run-environment.ts';
-import { DEFAULT_PROFILE, hasBaseUrls, ProfileError, readProfile, validateProfile, withTargets } from './profile.ts';
-import type { ProfileDocument } from './profile.ts';
+import { hasBaseUrls, parseProfile, ProfileError, readProfile, REFERENCE_PROFILE, withTargets } from '../target/profile.ts';
+import type { ProfileDocument } from '../target/profile.ts';
 import type { TargetProfile } from '../target/profile.ts';
 
 type Embedded = EmbeddedTarget;
@@ -112,12 +112,12 @@ export async function runCommand(args: string[]): Promise<number> {
       `--target ${options.targets.join(' --target ')} needs --profile FILE: without one the run would use the reference server's ` +
         `development profile (its tokens, paths and bodies) against ${options.targets.length > 1 ? 'these targets' : 'this target'}. ` +
         'Describe your API in a profile (start one with `npx http-api-conformance init --openapi openapi.yaml --target URL`, README "Certify your server"); ' +
-        `for a reference server started with \`serve\`, add --profile ${DEFAULT_PROFILE}; to test the embedded reference server, omit --target.`,
+        `for a reference server started with \`serve\`, add --profile ${REFERENCE_PROFILE}; to test the embedded reference server, omit --target.`,
       { baseUrls: options.targets },
     );
   }
 
-  const profileSource = options.profile ?? DEFAULT_PROFILE;
+  const profileSource = options.profile ?? REFERENCE_PROFILE;
   let profile: ProfileDocument;
   try {
     profile = withTargets(readProfile(profileSource), options.targets);
@@ -142,7 +142,7 @@ export async function runCommand(args: string[]): Promise<number> {
     }
     let valid: TargetProfile;
     try {
-      valid = validateProfile(profile, profileSource);
+      valid = parseProfile(profile, `profile ${profileSource}`);
     } catch (error) {
       if (error instanceof ProfileError) return fail(error.message, { profile: profileSource });
       throw error;

@@ -3,14 +3,13 @@
  * development configuration (D-AUTH tokens and plans) and fault injection on. One instance on the
  * memory store, or two instances sharing one Redis (a unique key prefix, deleted on close).
  */
-import { readFileSync } from 'node:fs';
 import { resolveConfig } from '../../reference-impl/config.ts';
 import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../../reference-impl/redis-admin.ts';
 import { startServer } from '../../reference-impl/server.ts';
 import { runEnvironment } from '../run-environment.ts';
 import { createStores } from '../../reference-impl/stores/index.ts';
 import type { Stores } from '../../reference-impl/stores/index.ts';
-import { parseProfile, referenceProfilePath } from './profile.ts';
+import { loadProfile, REFERENCE_PROFILE } from './profile.ts';
 import type { TargetProfile } from './profile.ts';
 
 export interface EmbeddedTarget {
@@ -27,7 +26,7 @@ export interface EmbeddedOptions {
 
 /** The reference server's profile (fixtures/profiles/reference.json), parsed and validated. */
 export function referenceProfile(): TargetProfile {
-  return parseProfile(JSON.parse(readFileSync(referenceProfilePath, 'utf8')) as unknown, 'fixtures/profiles/reference.json');
+  return loadProfile(REFERENCE_PROFILE);
 }
 
 /** Starts the reference server in-process (port 0) and returns its profile and a close function. */

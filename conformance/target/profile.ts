@@ -1,11 +1,14 @@
 /**
- * The target profile (spec/decisions.md D-PROFILE): its type, and loading it from a file with
- * validation against spec/schemas/target-profile.schema.json. The CLI and the suite both use this.
+ * The target profile (spec/decisions.md D-PROFILE), the one module for it: its type, reading a
+ * profile file, replacing its base URLs by `--target`, and validating it against
+ * spec/schemas/target-profile.schema.json (through spec/schemas.ts, the one Ajv instance), so the
+ * CLI, `init` and the suite never disagree on what a usable profile is. Every problem names the
+ * file and the offending field.
  */
 import { readFileSync } from 'node:fs';
+import type { ErrorObject } from 'ajv';
 import { packagePath } from '../../spec/package-files.ts';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import { getValidator } from '../../spec/schemas.ts';
 
 export interface ProfileRequest {
   method: string;
@@ -64,17 +67,11 @@ export class ProfileError extends Error {
   override readonly name = 'ProfileError';
 }
 
-export const profileSchemaPath = packagePath('spec', 'schemas', 'target-profile.schema.json');
+/** The reference server's profile, fixtures/profiles/reference.json: the default of `run`. */
+export const REFERENCE_PROFILE = packagePath('fixtures', 'profiles', 'reference.json');
 
-let validator: ValidateFunction | undefined;
-
-function profileValidator(): ValidateFunction {
-  if (!validator) {
-    const ajv = new Ajv2020({ strict: true, allErrors: true });
-    validator = ajv.compile(JSON.parse(readFileSync(profileSchemaPath, 'utf8')) as object);
-  }
-  return validator;
-}
+/** A profile as read from its file, before validation: any member may be missing. */
+export type ProfileDocument = Partial<TargetProfile> & Record<string, unknown>;
 
 function describeError(error: ErrorObject): string {
   const where = error.instancePath === '' ? '(profile)' : error.instancePath;
@@ -89,7 +86,7 @@ function describeError(error: ErrorObject): string {
 
 /** Validates parsed profile data (D-PROFILE); returns one readable line per problem, empty when valid. */
 export function profileProblems(data: unknown): string[] {
-  const validate = profileValidator();
+  const validate = getValidator('target-profile');
   if (validate(data)) return [];
   return [...new Set((validate.errors ?? []).map(describeError))];
 }
@@ -119,13 +116,13 @@ export function parseProfile(data: unknown, source = 'profile'): TargetProfile {
   return { ...profile, baseUrls: profile.baseUrls.map((u) => u.replace(/\/+$/, '')) };
 }
 
-/** Reads, parses and validates a profile file (D-PROFILE); throws ProfileError when unusable. */
-export function loadProfile(path: string): TargetProfile {
+/** Reads a profile file without validating it; throws ProfileError when it is missing, not JSON or not an object. */
+export function readProfile(path: string): ProfileDocument {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ProfileError(`cannot read profile ${path}: ${(error as Error).message}`);
+    throw new ProfileError(`cannot read the profile ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   let data: unknown;
   try {
@@ -133,8 +130,22 @@ export function loadProfile(path: string): TargetProfile {
   } catch (error) {
     throw new ProfileError(`profile ${path} is not valid JSON: ${(error as Error).message}`);
   }
-  return parseProfile(data, `profile ${path}`);
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new ProfileError(`profile ${path}: (profile): must be a JSON object`);
+  return data as ProfileDocument;
 }
 
-/** The reference server's profile, fixtures/profiles/reference.json. */
-export const referenceProfilePath = packagePath('fixtures', 'profiles', 'reference.json');
+/** Reads, parses and validates a profile file (D-PROFILE); throws ProfileError when unusable. */
+export function loadProfile(path: string): TargetProfile {
+  return parseProfile(readProfile(path), `profile ${path}`);
+}
+
+/** The profile with its base URLs replaced by the `--target` URLs (trailing slashes removed). */
+export function withTargets(profile: ProfileDocument, targets: string[]): ProfileDocument {
+  if (targets.length === 0) return profile;
+  return { ...profile, baseUrls: targets.map((t) => t.replace(/\/+$/, '')) };
+}
+
+/** Whether the profile names at least one base URL. */
+export function hasBaseUrls(profile: ProfileDocument): boolean {
+  return Array.isArray(profile.baseUrls) && profile.baseUrls.length > 0;
+}
