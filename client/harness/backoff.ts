@@ -29,8 +29,9 @@ export function backoffOf(run: ScenarioRun, ctx: JudgeContext): { check: Check; 
     // there; the tolerance only adds what the measurement adds (and the cold start on the first wait).
     const next = 2 ** (k + 1) * S;
     const high = upperBound(next, ctx.tolerance, k === 0);
-    if (wait < lowerBound(min, ctx.tolerance) || wait >= high) bad.push(`wait ${k} was ${ms(wait)}, expected [${ms(min)}, ${ms(next)}) (measured bound ${ms(high)})`);
-    jitter.push({ scenario: run.scenario, attempt: k, jitterSeconds: wait / S - 2 ** k });
+    const afterAbandoned = run.attempts[k]?.outcome === 'abandoned';
+    if (wait < lowerBound(min, ctx.tolerance, afterAbandoned) || wait >= high) bad.push(`wait ${k} was ${ms(wait)}, expected [${ms(min)}, ${ms(next)}) (measured bounds [${ms(lowerBound(min, ctx.tolerance, afterAbandoned))}, ${ms(high)}))`);
+    jitter.push({ scenario: run.scenario, attempt: k, jitterSeconds: wait / S - 2 ** k, ...(afterAbandoned ? { afterAbandoned } : {}) });
   });
   const detail = `waits ${waits.map((w) => ms(w)).join(', ')}${bad.length > 0 ? `: ${bad.join('; ')}` : ''}`;
   return { check: bad.length === 0 ? pass(ID.exponential, title, detail) : fail(ID.exponential, title, detail), jitter };
@@ -68,7 +69,7 @@ export function jitterChecks(samples: readonly JitterSample[], ctx: JudgeContext
   const S = ctx.msPerSecond;
   const outside = samples.filter((s) => {
     const base = 2 ** s.attempt * S;
-    const low = (lowerBound(base, ctx.tolerance) - base) / S;
+    const low = (lowerBound(base, ctx.tolerance, s.afterAbandoned) - base) / S;
     const high = (upperBound(base + S, ctx.tolerance, s.attempt === 0) - base) / S;
     return s.jitterSeconds < low || s.jitterSeconds >= high;
   });
