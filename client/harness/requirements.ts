@@ -3,8 +3,7 @@
  * levels and titles read from the catalogue (spec/requirements.json through spec/catalogue.ts).
  */
 import { loadCatalogue } from '../../spec/catalogue.ts';
-import type { Catalogue } from '../../spec/catalogue.ts';
-import type { Level } from '../../conformance/report/results.ts';
+import type { Catalogue, Level } from '../../spec/catalogue.ts';
 
 export const ID = {
   retryable: 'CLIENT-RETRY-RETRYABLE',

@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
 import { parse as parseYaml } from 'yaml';
 import { start as startWidgets } from '../../fixtures/widgets-api/server.ts';
-import type { RunResults } from '../report/results.ts';
+import { readResults as readResultsFile } from '../../spec/results.ts';
+import type { RunResults } from '../../spec/results.ts';
 import { PACKAGE_ROOT, runProcess, tempOut } from './support/subprocess.ts';
 import type { Finished } from './support/subprocess.ts';
 
@@ -74,8 +75,9 @@ function serveFromInstall(): Promise<string> {
   });
 }
 
+/** The run's results.json, checked against results.schema.json. */
 function readResults(dir: string): RunResults {
-  return JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as RunResults;
+  return readResultsFile(join(dir, 'results.json'));
 }
 
 /** Each failed requirement with its first failing test's error and exchange: what a reader needs to judge a failure. */
