@@ -130,8 +130,24 @@ test('npm pack ships what runs: no test, bench, soak, mutation, broken variant o
   // The suite's own *.spec.js files are the product; any other spec file is a test of the project.
   const unwanted = paths.filter((p) => /(^|\/)tests?\/|^(bench|soak|mutation)\/|^fixtures\/(broken|clients|valid|proxies|widgets-api|stub-200)\/|(?<!\.d)\.ts$/.test(p) || (/\.spec\./.test(p) && !p.startsWith('dist/conformance/suite/')));
   expect(unwanted).toEqual([]);
-  // 353 files and 1.47 MB unpacked before dist/ and the `files` list; 172 files, 0.83 MB after (the note of the package).
-  expect(packed?.entryCount ?? 0).toBeLessThan(200);
+  // 353 files and 1.47 MB unpacked before dist/ and the `files` list; 187 files, 0.98 MB after (the note of the package).
+  expect(packed?.entryCount ?? 0).toBeLessThan(220);
+});
+
+test('dependencies are exactly the packages the installed JavaScript imports', async () => {
+  const installed = join(app, 'node_modules', 'http-api-conformance');
+  const imported = new Set<string>();
+  for (const file of packed?.files.map((f) => f.path).filter((p) => p.endsWith('.js')) ?? []) {
+    const text = readFileSync(join(installed, file), 'utf8');
+    for (const [, specifier] of text.matchAll(/(?:from|import\()\s*["']([^"'.][^"']*)["']/g)) {
+      // bin loads tsx only when the TypeScript sources are beside it (the repository), never installed.
+      if (specifier === undefined || specifier.startsWith('node:') || (file.startsWith('bin/') && specifier.startsWith('tsx/'))) continue;
+      const parts = specifier.split('/');
+      imported.add(specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? specifier));
+    }
+  }
+  const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  expect([...imported].sort()).toEqual(Object.keys(pkg.dependencies).sort());
 });
 
 test('http-api-conformance/client loads neither Playwright, Koa nor ioredis, and retries a 503', async () => {
