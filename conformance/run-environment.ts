@@ -82,11 +82,13 @@ export function exportTlsTrust(trust: { caFile?: string; insecure?: boolean }, e
 
 /** What the CLI hands to the suite process. */
 export interface SuiteSettings {
+  /** The resolved profile written for the run, and the file the user gave. */
   profilePath: string;
   profileSource: string;
   outDir: string;
   strict: boolean;
   reporter: string;
+  /** Parallel workers (HAC_WORKERS); unset keeps the environment's or the default. */
   workers?: number;
   /** The user's selection, for the report (the Playwright pattern goes on the command line). */
   grep?: string;

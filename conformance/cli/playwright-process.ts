@@ -9,20 +9,14 @@ import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PACKAGE_ROOT } from '../../spec/package-files.ts';
 import { suiteEnvironment } from '../run-environment.ts';
+import type { SuiteSettings } from '../run-environment.ts';
 
 const here = fileURLToPath(import.meta.url);
 /** The suite's Playwright config beside this module: TypeScript in the repository, compiled JavaScript in dist/ when installed. */
 export const SUITE_CONFIG = join(dirname(here), '..', `playwright.config${extname(here)}`);
 
-export interface SuiteRun {
-  /** The resolved profile written for the run, and the file the user gave. */
-  profilePath: string;
-  profileSource: string;
-  outDir: string;
-  strict: boolean;
-  reporter: string;
-  /** Parallel workers (HAC_WORKERS of the suite's config); unset keeps the environment's or the default. */
-  workers?: number;
+/** What the suite process gets (run-environment.ts), with the selection's Playwright pattern for its command line. */
+export interface SuiteRun extends Omit<SuiteSettings, 'grep'> {
   /** The user's selection (ID or tag) and the Playwright pattern built from it. */
   grep?: { selection: string; pattern: string };
 }
@@ -37,15 +31,8 @@ function playwrightCli(): string {
 export function runSuite(run: SuiteRun): Promise<number> {
   const args = [playwrightCli(), 'test', '-c', SUITE_CONFIG];
   if (run.grep) args.push('--grep', run.grep.pattern);
-  const env = suiteEnvironment({
-    profilePath: run.profilePath,
-    profileSource: run.profileSource,
-    outDir: run.outDir,
-    strict: run.strict,
-    reporter: run.reporter,
-    ...(run.workers !== undefined ? { workers: run.workers } : {}),
-    ...(run.grep ? { grep: run.grep.selection } : {}),
-  });
+  const { grep, ...settings } = run;
+  const env = suiteEnvironment({ ...settings, ...(grep ? { grep: grep.selection } : {}) });
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { cwd: PACKAGE_ROOT, env, stdio: 'inherit' });
     const forward = (signal: NodeJS.Signals): void => {

@@ -1,9 +1,14 @@
 /**
  * The embedded target: the reference server started in-process on a free port, with the default
  * development configuration (D-AUTH tokens and plans) and fault injection on. One instance on the
- * memory store, or two instances sharing one Redis (a unique key prefix, deleted on close).
+ * memory store, or two instances sharing one Redis (a unique key prefix, deleted on close). The
+ * variants of fixtures/broken and fixtures/valid are this recipe with hooks (configuration, store
+ * decorators, middleware at the app's extension points).
  */
+import type { AppExtender } from '../../reference-impl/app.ts';
 import { resolveConfig } from '../../reference-impl/config.ts';
+import type { Config } from '../../reference-impl/config.ts';
+import type { Deps } from '../../reference-impl/context.ts';
 import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../../reference-impl/redis-admin.ts';
 import { startServer } from '../../reference-impl/server.ts';
 import { runEnvironment } from '../run-environment.ts';
@@ -22,6 +27,14 @@ export interface EmbeddedOptions {
   store?: 'memory' | 'redis';
   /** Redis URL for the redis store (default: sharedRedisUrl() of reference-impl/redis-admin.ts). */
   redisUrl?: string;
+  /** Configuration overrides merged over the embedded defaults (resolveConfig input). */
+  config?: Record<string, unknown>;
+  /** Decorates the stores of one instance (`instance` counts from 0). */
+  wrapStores?(stores: Stores, instance: number, config: Config): Stores;
+  /** Adds middleware to the app of one instance at its extension points (reference-impl/app.ts). */
+  wrapApp?(app: AppExtender, deps: Deps, instance: number): void;
+  /** Names the key prefix (`hac-conformance:<label>:…`) and the profile (`<reference> / <label>`). */
+  label?: string;
 }
 
 /** The reference server's profile (fixtures/profiles/reference.json), parsed and validated. */
@@ -34,12 +47,12 @@ export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promis
   const instances = options.instances ?? 1;
   const kind = options.store ?? 'memory';
   const redisUrl = options.redisUrl ?? sharedRedisUrl();
-  const keyPrefix = uniqueKeyPrefix('conformance');
+  const keyPrefix = uniqueKeyPrefix('conformance', options.label);
   const store = kind === 'redis' ? { kind: 'redis' as const, url: redisUrl, keyPrefix } : { kind: 'memory' as const };
   // HAC_RATE_LIMIT_ALGORITHM=leaky-bucket runs the documented alternative (D-RATE-LIMIT); the profile then declares it (D-SUITE-TRUST).
   const environment = runEnvironment();
   const algorithm = environment.rateLimitAlgorithm;
-  const config = resolveConfig({ host: '127.0.0.1', port: 0, faultInjection: true, store, ...(algorithm ? { rateLimit: { algorithm } } : {}) });
+  const config = resolveConfig({ ...(algorithm ? { rateLimit: { algorithm } } : {}), ...options.config, host: '127.0.0.1', port: 0, faultInjection: true, store });
   const servers: { url: string; close(): Promise<void> }[] = [];
   const allStores: Stores[] = [];
   const closeAll = async (): Promise<void> => {
@@ -48,10 +61,19 @@ export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promis
     if (kind === 'redis') await deleteKeysWithPrefix(keyPrefix, redisUrl).catch(() => undefined);
   };
   try {
-    for (let i = 0; i < instances; i += 1) {
-      const stores = createStores(config.store);
-      allStores.push(stores);
-      servers.push(await startServer({ config, stores, ...(environment.embeddedLog ? {} : { logError: () => undefined }) }));
+    for (let instance = 0; instance < instances; instance += 1) {
+      const created = createStores(config.store);
+      allStores.push(created);
+      const stores = options.wrapStores ? options.wrapStores(created, instance, config) : created;
+      const { wrapApp } = options;
+      servers.push(
+        await startServer({
+          config,
+          stores,
+          ...(environment.embeddedLog ? {} : { logError: () => undefined }),
+          ...(wrapApp ? { wrapApp: (app: AppExtender, deps: Deps) => wrapApp(app, deps, instance) } : {}),
+        }),
+      );
     }
   } catch (error) {
     await closeAll();
@@ -60,7 +82,7 @@ export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promis
   const base = referenceProfile();
   const profile: TargetProfile = {
     ...base,
-    name: instances === 2 ? `${base.name} (2 instances, ${kind})` : base.name,
+    name: options.label ? `${base.name} / ${options.label}` : instances === 2 ? `${base.name} (2 instances, ${kind})` : base.name,
     baseUrls: servers.map((s) => s.url.replace(/\/+$/, '')),
     features: { ...base.features, multiTarget: instances === 2 },
     ...(base.rateLimit ? { rateLimit: { ...base.rateLimit, algorithm: config.rateLimit.algorithm } } : {}),
