@@ -3,6 +3,7 @@
  * the recorded attempts and the adapter's output, and builds the shared `results.json` structure.
  */
 import { randomBytes } from 'node:crypto';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createResults, outcomeFor } from '../../spec/results.ts';
 import type { RequirementResult, RunResults, TestRecord } from '../../spec/results.ts';
 import { jitterChecks } from './backoff.ts';
@@ -123,6 +124,9 @@ export async function certifyClient(options: CertifyOptions): Promise<Certificat
   const errors: string[] = [];
   const selected = (scale: number) => buildScenarios(scale).filter((s) => !options.scenarios?.length || options.scenarios.includes(s.name));
 
+  // The harness's own event-loop delay while it plays: it notices abandoned attempts late by that much.
+  const lag = monitorEventLoopDelay({ resolution: 20 });
+  lag.enable();
   let scale = options.timeScale;
   const gated: CertifyOptions = { ...options, gate: options.gate ?? new StartGate(DEFAULT_STARTING_AT_ONCE) };
   const playSafe = async (scenario: Scenario): Promise<ScenarioRun | undefined> => {
@@ -140,6 +144,7 @@ export async function certifyClient(options: CertifyOptions): Promise<Certificat
   let probe = list[0] ? await playSafe(list[0]) : undefined;
   const probeFailure = probe ? adapterFailure(probe) : undefined;
   if (probeFailure) {
+    lag.disable();
     errors.push(probeFailure);
     const notJudged = loadClientRequirements().map((req): RequirementResult => ({ id: req.id, level: req.level, outcome: 'skipped', reason: 'not judged: the adapter failed on the first scenario', tests: [] }));
     const results = buildResults(notJudged, options, scale, startedAt, started, warnings, false, errors, 2);
@@ -173,7 +178,9 @@ export async function certifyClient(options: CertifyOptions): Promise<Certificat
     else judged.push({ scenario, run });
   });
 
-  const ctx: JudgeContext = { msPerSecond: 1000 * scale, tolerance, token };
+  lag.disable();
+  const harnessLagMs = Math.round(lag.percentile(99) / 1e6);
+  const ctx: JudgeContext = { msPerSecond: 1000 * scale, tolerance: { ...tolerance, harnessLagMs }, token };
   const checks: { check: Check; run: ScenarioRun | undefined }[] = [];
   const jitter: JitterSample[] = [];
   const keys: (string | null)[] = [];
@@ -198,14 +205,14 @@ export async function certifyClient(options: CertifyOptions): Promise<Certificat
     else if (firstFailure) result.reason = `${firstFailure.check.title}: ${firstFailure.check.detail ?? ''}`;
     return result;
   });
-  const results = buildResults(requirements, options, scale, startedAt, started, warnings, errors.length === 0, errors);
+  const results = buildResults(requirements, { ...options, harnessLagMs }, scale, startedAt, started, warnings, errors.length === 0, errors);
   return { results, runs: judged.map((r) => r.run), warnings, unusable: false };
 }
 
-function buildResults(requirements: RequirementResult[], options: CertifyOptions, scale: number, startedAt: Date, started: number, warnings: string[], complete: boolean, errors: string[], exitCode?: 2): RunResults {
+function buildResults(requirements: RequirementResult[], options: CertifyOptions & { harnessLagMs?: number }, scale: number, startedAt: Date, started: number, warnings: string[], complete: boolean, errors: string[], exitCode?: 2): RunResults {
   return createResults({
     kind: 'client',
-    target: { command: options.command, requestedTimeScale: options.timeScale, timeScale: scale, scenarios: options.scenarios ?? [], warnings },
+    target: { command: options.command, requestedTimeScale: options.timeScale, timeScale: scale, scenarios: options.scenarios ?? [], warnings, ...(options.harnessLagMs !== undefined ? { harnessLagMs: options.harnessLagMs } : {}) },
     startedAt,
     durationMs: Math.round(performance.now() - started),
     strict: options.strict ?? false,
