@@ -16,6 +16,7 @@ import { type TestServer, startTestServer } from '../../reference-impl/tests/sup
 import { type ValidatingProxy, startValidatingProxy } from './support/openapi-proxy.ts';
 
 const CLI = fileURLToPath(new URL('../../bin/http-api-conformance.js', import.meta.url));
+const PROFILE = fileURLToPath(new URL('../../fixtures/profiles/reference.json', import.meta.url));
 
 function runCli(args: string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
@@ -46,7 +47,7 @@ test.describe('the reference server through an OpenAPI-validating proxy', () => 
 
   test('a whole conformance run passes, and no response disagrees with spec/openapi.yaml', async () => {
     const testInfo = test.info();
-    const run = await runCli(['run', '--target', proxy.url, '--out', out, '--workers', '2']);
+    const run = await runCli(['run', '--profile', PROFILE, '--target', proxy.url, '--out', out, '--workers', '2']);
     const report = proxy.report();
     const byMessage = (list: { message: string; method: string; target: string; status: number }[]) => {
       const counts = new Map<string, { count: number; example: string }>();
@@ -61,17 +62,21 @@ test.describe('the reference server through an OpenAPI-validating proxy', () => 
     const summary = {
       requests: report.requests,
       unmatched: report.unmatched,
+      relayed: report.relayed,
       responseViolations: report.responseViolations.length,
       requestViolations: report.requestViolations.length,
       responseViolationKinds: byMessage(report.responseViolations),
       requestViolationKinds: byMessage(report.requestViolations),
       exitCode: run.code,
-      failed: [] as { id: string; reason?: string }[],
+      failed: [] as { id: string; reason?: string; errors: string[] }[],
     };
-    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as { exitCode: number; complete: boolean; requirements: { id: string; outcome: string; reason?: string }[] };
-    summary.failed = results.requirements.filter((r) => r.outcome === 'failed').map(({ id, reason }) => ({ id, ...(reason === undefined ? {} : { reason }) }));
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as { exitCode: number; complete: boolean; requirements: { id: string; outcome: string; reason?: string; tests?: { error?: string }[] }[] };
+    summary.failed = results.requirements
+      .filter((r) => r.outcome === 'failed')
+      .map(({ id, reason, tests }) => ({ id, ...(reason === undefined ? {} : { reason }), errors: (tests ?? []).map((t) => (t.error ?? '').slice(0, 2000)).filter(Boolean) }));
     writeFileSync(testInfo.outputPath('openapi-traffic.json'), JSON.stringify(summary, null, 2));
-    console.log(`openapi-traffic: ${report.requests} exchanges checked, ${report.responseViolations.length} response violations, ${report.requestViolations.length} request violations (intended), ${report.unmatched} unmatched`);
+    await testInfo.attach('openapi-traffic.json', { body: JSON.stringify(summary, null, 2), contentType: 'application/json' });
+    console.log(`openapi-traffic: ${report.requests} exchanges checked, ${report.responseViolations.length} response violations, ${report.requestViolations.length} request violations (intended), ${report.unmatched} unmatched, ${report.relayed} relayed as bytes`);
     expect(summary.responseViolationKinds).toEqual({});
     expect(results.complete, run.output.slice(-3000)).toBe(true);
     expect(summary.failed).toEqual([]);

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { type IncomingMessage, type Server, type ServerResponse, createServer, request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, type Socket, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,6 +70,8 @@ export interface ProxyReport {
   responseViolations: Violation[];
   /** Requests that matched no operation, by method and status (checked against the fallback responses). */
   unmatched: number;
+  /** Requests Node's parser refuses (an unknown method token such as BREW, CONNECT): relayed as bytes, their answers checked. */
+  relayed: number;
 }
 
 export interface ValidatingProxy {
@@ -82,6 +84,7 @@ const SPEC = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
 const REDOCLY = fileURLToPath(new URL('../../../node_modules/.bin/redocly', import.meta.url));
 /** Where a request that matches no operation is checked: the responses any path may give to any method. */
 const NO_ROUTE = '/__no-route__';
+const METHOD_TOKENS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
 /**
  * Removes every `$id`: after bundling, every reference is a local pointer, and Prism compiles each
@@ -109,8 +112,11 @@ function bundledDescription(): Record<string, unknown> {
         { $ref: `#/components/responses/${name}` },
       ]),
     );
-    const fallback = { security: [{}], responses };
-    doc.paths[NO_ROUTE] = Object.fromEntries(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'].map((m) => [m, { ...fallback, operationId: `no-route-${m}` }]));
+    // HEAD answers carry no body: every status of the fallback is the body-less HeadError there.
+    const headResponses = Object.fromEntries(Object.keys(responses).map((status) => [status, { $ref: '#/components/responses/HeadError' }]));
+    doc.paths[NO_ROUTE] = Object.fromEntries(
+      ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'].map((m) => [m, { security: [{}], responses: m === 'head' ? headResponses : responses, operationId: `no-route-${m}` }]),
+    );
     return doc;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -158,7 +164,7 @@ export async function startValidatingProxy(upstream: string): Promise<Validating
   const fallback = new Map(operations.filter((op) => op.path === NO_ROUTE).map((op) => [op.method, op]));
   const resources = operations.filter((op) => op.path !== NO_ROUTE);
   const target = new URL(upstream);
-  const report: ProxyReport = { requests: 0, requestViolations: [], responseViolations: [], unmatched: 0 };
+  const report: ProxyReport = { requests: 0, requestViolations: [], responseViolations: [], unmatched: 0, relayed: 0 };
 
   function check(method: string, rawTarget: string, reqHeaders: string[], reqBody: Buffer, status: number, resHeaders: string[], resBody: Buffer): void {
     report.requests += 1;
@@ -187,6 +193,7 @@ export async function startValidatingProxy(upstream: string): Promise<Validating
       report.unmatched += 1;
       add('request', diagnosticsOf(routed));
       resource = fallback.get(input.method) ?? (fallback.get('get') as Operation);
+      if (!METHOD_TOKENS.has(input.method)) input.method = 'get';
     }
     add('response', diagnosticsOf(validator.validateOutput({ resource, element: output })));
   }
@@ -207,12 +214,48 @@ export async function startValidatingProxy(upstream: string): Promise<Validating
     res.end(resBody);
   }
 
+  /**
+   * What Node's parser refuses never becomes a request here, so its bytes go to the upstream as they
+   * came and its answer comes back as it went; the answer is parsed and checked against the
+   * responses any path may give (the method is not one of OpenAPI's).
+   */
+  function relay(client: Socket, bytes: Buffer, method: string, rawTarget: string): void {
+    report.relayed += 1;
+    const chunks: Buffer[] = [];
+    const upstreamSocket = connect(Number(target.port), target.hostname, () => upstreamSocket.end(bytes));
+    upstreamSocket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    upstreamSocket.on('error', () => client.destroy());
+    upstreamSocket.on('close', () => {
+      const answer = Buffer.concat(chunks);
+      const headEnd = answer.indexOf('\r\n\r\n');
+      const lines = answer.subarray(0, Math.max(0, headEnd)).toString('latin1').split('\r\n');
+      const status = Number(lines[0]?.split(' ')[1] ?? 0);
+      const rawHeaders = lines.slice(1).flatMap((line) => {
+        const colon = line.indexOf(':');
+        return [line.slice(0, colon), line.slice(colon + 1).trim()];
+      });
+      check(method, rawTarget, [], Buffer.alloc(0), status, rawHeaders, headEnd < 0 ? Buffer.alloc(0) : answer.subarray(headEnd + 4));
+      if (client.writable) client.end(answer);
+    });
+  }
+
   const server: Server = createServer({ requireHostHeader: false }, (req, res) => {
     handle(req, res).catch((error: unknown) => {
       report.responseViolations.push({ side: 'response', method: req.method ?? '', target: req.url ?? '', status: 502, message: `proxy: ${String(error)}` });
       if (!res.headersSent) res.writeHead(502);
       res.end();
     });
+  });
+  server.on('clientError', (error: Error & { rawPacket?: Buffer }, socket: Socket) => {
+    const bytes = error.rawPacket;
+    if (!bytes || bytes.length === 0) return socket.destroy();
+    const [method = '', rawTarget = '/'] = bytes.subarray(0, Math.min(bytes.length, 8192)).toString('latin1').split(' ');
+    relay(socket, bytes, method, rawTarget);
+  });
+  server.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+    const lines = [`${req.method ?? 'CONNECT'} ${req.url ?? ''} HTTP/${req.httpVersion}`];
+    for (let index = 0; index < req.rawHeaders.length; index += 2) lines.push(`${req.rawHeaders[index] ?? ''}: ${req.rawHeaders[index + 1] ?? ''}`);
+    relay(socket, Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1'), head]), req.method ?? 'CONNECT', req.url ?? '');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
