@@ -165,20 +165,29 @@ test('a request over the limit is a 429 and is not processed', { tag: ['@RATE-LI
   test.skip(!bucket, noToken);
   if (!bucket) return;
   const idem = profile.idempotency;
-  await bucket.exhaust(profile.rateLimit?.capacity);
-  if (!idem) {
-    const response = await bucket.probe();
-    expect(response.status, describe(response)).toBe(429);
+  // The request right after a 429 may find a token that refilled meanwhile (a loaded machine): then it is
+  // admitted, rightly, and the round is tried again; three admitted rounds skip with that reason.
+  for (let attempt = 1; attempt <= 3; attempt += 1) {
+    const exhausted = await bucket.rejected(profile.rateLimit?.capacity);
+    if (!idem) {
+      const response = await bucket.probe();
+      if (response.status === 429) return;
+      continue;
+    }
+    // A rejected keyed request must leave its key unused: had it been processed, the same key with
+    // another body would then be refused (or replayed) instead of creating.
+    const key = `hac-${uniqueValue()}`;
+    const rejected = await bucket.client.post(idem.path, fillTemplate(idem.body), { headers: { 'idempotency-key': key } });
+    if (rejected.status !== 429) {
+      expect(rejected.status, `admitted only when a token refilled since the 429 (${((rejected.sentAt - exhausted.receivedAt) / 1000).toFixed(2)} s): ${describe(rejected)}`).toBeLessThan(300);
+      continue;
+    }
+    const later = await target.as(limitedToken ?? null).post(idem.path, fillTemplate(idem.otherBody), { headers: { 'idempotency-key': key } });
+    expect(later.status >= 200 && later.status < 300, `the key of the rejected request is still unused: ${describe(later)}`).toBe(true);
+    expect(later.headers['idempotent-replayed']).toBeUndefined();
     return;
   }
-  // A rejected keyed request must leave its key unused: had it been processed, the same key with
-  // another body would then be refused (or replayed) instead of creating.
-  const key = `hac-${uniqueValue()}`;
-  const rejected = await bucket.client.post(idem.path, fillTemplate(idem.body), { headers: { 'idempotency-key': key } });
-  expect(rejected.status, describe(rejected)).toBe(429);
-  const later = await target.as(limitedToken ?? null).post(idem.path, fillTemplate(idem.otherBody), { headers: { 'idempotency-key': key } });
-  expect(later.status >= 200 && later.status < 300, `the key of the rejected request is still unused: ${describe(later)}`).toBe(true);
-  expect(later.headers['idempotent-replayed']).toBeUndefined();
+  test.skip(true, 'inconclusive: in 3 rounds the request right after a 429 found a refilled token each time (a slow machine or network)');
 });
 
 test('a 429 is a problem document with status 429', { tag: ['@RATE-LIMIT-PROBLEM-BODY', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-PROBLEM-BODY' }] }, async ({ target, profile, limitedToken }) => {
