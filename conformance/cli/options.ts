@@ -49,7 +49,8 @@ options:
   -h, --help          print this message
 
 environment: HAC_REDIS_URL (embedded server: two instances on this Redis when it answers),
-HAC_EMBEDDED=memory (one embedded instance on the memory store), HAC_WORKERS, HAC_GLOBAL_TIMEOUT (ms), HAC_RUNS.
+HAC_EMBEDDED=memory (one embedded instance on the memory store), HAC_RATE_LIMIT_ALGORITHM=leaky-bucket
+(the embedded server's documented alternative algorithm), HAC_WORKERS, HAC_GLOBAL_TIMEOUT (ms), HAC_RUNS.
 
 exit codes: 0 every MUST passed (and every SHOULD with --strict), 1 a requirement failed or the run
 did not finish, 2 unusable options or profile, or an unreachable target.`;
