@@ -45,8 +45,6 @@ const NOT_RUN: Record<string, string> = {
 const RUN_ELSEWHERE: Record<string, { file: string; shows: string[] }> = {
   'npx http-api-conformance serve --port 0 --store redis --redis-cluster 127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002': { file: 'reference-impl/tests/redis-cluster.spec.ts', shows: ['serve', '--store', '--redis-cluster'] },
   'npm run clients:matrix': { file: 'client/tests/clients-matrix.spec.ts', shows: ["'run', 'clients:matrix'"] },
-  // The matrix test certifies every library adapter, ky.mjs included, at time scale 1.
-  'npx http-api-conformance client-check --time-scale 1 --command "node fixtures/clients/libraries/ky.mjs"': { file: 'client/matrix/adapters.ts', shows: ['fixtures/clients/libraries/ky.mjs'] },
 };
 
 /** Commands run by a test of this file (the test's title names the command). */
