@@ -13,6 +13,8 @@ import { expect, test } from '@playwright/test';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SPEC = join(ROOT, 'spec/openapi.yaml');
+/** No telemetry and no update check: the linters run offline (redocly.yaml says `telemetry: off` too). */
+const REDOCLY_ENV = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
 
 interface Finding {
   rule: string;
@@ -36,7 +38,7 @@ function spectral(file: string): Finding[] {
 
 /** `redocly lint --config redocly.yaml --format json`: its problems. */
 function redocly(file: string): Finding[] {
-  const run = spawnSync(join(ROOT, 'node_modules/.bin/redocly'), ['lint', file, '--config', join(ROOT, 'redocly.yaml'), '--format', 'json'], { cwd: ROOT, encoding: 'utf8' });
+  const run = spawnSync(join(ROOT, 'node_modules/.bin/redocly'), ['lint', file, '--config', join(ROOT, 'redocly.yaml'), '--format', 'json'], { cwd: ROOT, encoding: 'utf8', env: REDOCLY_ENV });
   const text = run.stdout.slice(run.stdout.indexOf('{'));
   const report = JSON.parse(text) as { problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[] };
   return report.problems.map((p) => ({ rule: p.ruleId, severity: p.severity === 'error' ? 'error' : p.severity === 'warn' ? 'warning' : 'info', where: p.location[0]?.pointer ?? '', message: p.message }));

@@ -103,7 +103,7 @@ function bundledDescription(): Record<string, unknown> {
   const dir = mkdtempSync(join(tmpdir(), 'hac-openapi-'));
   try {
     const out = join(dir, 'openapi.json');
-    const run = spawnSync(REDOCLY, ['bundle', SPEC, '-o', out], { encoding: 'utf8' });
+    const run = spawnSync(REDOCLY, ['bundle', SPEC, '-o', out], { encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } });
     if (run.status !== 0) throw new Error(`redocly bundle failed: ${run.stderr}`);
     const doc = withoutIds(parseYaml(readFileSync(out, 'utf8'))) as { paths: Record<string, unknown> };
     const responses = Object.fromEntries(
