@@ -318,8 +318,11 @@ test('after a burst, requests are admitted at the steady refill rate', { tag: ['
     const low = Math.floor(rate * ((burstStart - rejected.receivedAt) / 1000) * (1 - tolerance)) - 1;
     const high = Math.ceil(1 + rate * ((burstEnd - rejected.sentAt) / 1000) * (1 + tolerance));
     const got = admitted(responses);
-    expect(got, `admitted after ${((burstStart - rejected.receivedAt) / 1000).toFixed(2)} s at ${rate}/s (expected ${low}…${high})`).toBeGreaterThanOrEqual(Math.max(low, 1));
+    const waited = (burstStart - rejected.receivedAt) / 1000;
     expect(got).toBeLessThanOrEqual(high);
+    // A machine that stalled past the full refill leaves nothing to measure: the bucket was full again.
+    test.skip(low >= policy.capacity, `inconclusive: the burst started ${waited.toFixed(2)} s after the 429 instead of ${window} s, when the bucket was full again (admitted ${got})`);
+    expect(got, `admitted after ${waited.toFixed(2)} s at ${rate}/s (expected ${low}…${high})`).toBeGreaterThanOrEqual(Math.max(low, 1));
   }
 });
 
