@@ -1,25 +1,13 @@
 import { test, expect } from '@playwright/test';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clientCheckCommand } from '../harness/check-command.ts';
 import { readResults, resultsSchemaErrors } from '../../spec/results.ts';
 import type { RunResults } from '../../spec/results.ts';
-import { certifyFixture, failureReport, fixtureCommand, idsWith, ROOT } from './support/certify.ts';
+import { certifyFixture, failureReport, fixtureCommand, idsWith, runClientCheck as runCli } from './support/certify.ts';
 
 test.describe.configure({ timeout: 120_000 });
-
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin/http-api-conformance.js'), 'client-check', ...args], { cwd: ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** Runs the command in-process with its console output captured, not printed. */
 async function quietly(args: string[]): Promise<{ code: number; output: string }> {

@@ -1,6 +1,8 @@
 /**
  * Runs the client harness on an adapter of fixtures/clients/ for the certification tests.
  */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { certifyClient } from '../../harness/certify.ts';
 import type { Certification, CertifyOptions } from '../../harness/certify.ts';
@@ -37,4 +39,16 @@ export function failureReport(results: RunResults): string {
     .filter((r) => r.outcome === 'failed' || r.outcome === 'warning')
     .map((r) => `${r.id}: ${r.reason ?? ''}`)
     .join('\n');
+}
+
+/** Runs `http-api-conformance client-check ARGS` as a user would and collects its exit code and output. */
+export function runClientCheck(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin/http-api-conformance.js'), 'client-check', ...args], { cwd: ROOT });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
