@@ -7,6 +7,8 @@
  * server's answer to each of them is still checked against the description.
  */
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,4 +85,38 @@ test.describe('the reference server through an OpenAPI-validating proxy', () => 
     expect(run.code, run.output.slice(-3000)).toBe(0);
     expect(report.requests).toBeGreaterThan(1000);
   });
+});
+
+test('the proxy flags answers that break the description: a 200 {} list, an undocumented status, a 422 without errors', async () => {
+  const stub = createServer((req, res) => {
+    const headers = { 'RateLimit-Limit': '10', 'RateLimit-Remaining': '9', 'RateLimit-Reset': '1', 'Cache-Control': 'no-store' };
+    if (req.url === '/orders') {
+      res.writeHead(422, { ...headers, 'Content-Type': 'application/problem+json' });
+      res.end(JSON.stringify({ type: 'about:blank', title: 'Unprocessable', status: 422, detail: 'd', instance: '/orders' }));
+    } else if (req.url === '/users/1') {
+      res.writeHead(418, { ...headers, 'Content-Type': 'application/problem+json' });
+      res.end(JSON.stringify({ type: 'about:blank', title: 'Teapot', status: 418, detail: 'd', instance: '/users/1' }));
+    } else {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end('{}');
+    }
+  });
+  await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
+  const proxy = await startValidatingProxy(`http://127.0.0.1:${(stub.address() as AddressInfo).port}`);
+  try {
+    await fetch(`${proxy.url}/users`);
+    await fetch(`${proxy.url}/users/1`);
+    await fetch(`${proxy.url}/orders`, { method: 'POST', headers: { Authorization: 'Bearer t', 'Content-Type': 'application/json' }, body: '{"total":1,"currency":"usd"}' });
+    const messages = proxy.report().responseViolations.map((v) => `${v.target} ${v.message}`);
+    expect(messages).toEqual(expect.arrayContaining([
+      "/users body: Response body must have required property 'items'",
+      "/users header: Response header must have required property 'ratelimit-limit'",
+      expect.stringMatching(/^\/users\/1 Unable to match the returned status code/),
+      "/orders body: Response body must have required property 'errors'",
+    ]));
+    expect(proxy.report().requests).toBe(3);
+  } finally {
+    await proxy.close();
+    stub.close();
+  }
 });
