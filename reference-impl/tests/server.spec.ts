@@ -63,7 +63,9 @@ function runServe(args: string[], env: Record<string, string> = {}) {
 test('serve prints its URL and the token profile, serves, and exits 0 on SIGTERM', async () => {
   const run = runServe(['--port', '0', '--host', '127.0.0.1']);
   try {
-    await expect.poll(() => run.output().stdout, { timeout: 30_000 }).toContain('Tokens: see fixtures/profiles/reference.json');
+    await expect.poll(() => run.output().stdout, { timeout: 30_000 }).toContain('Tokens: the development tokens of');
+    // Without --fault-injection the banner names the setting that differs from the reference profile.
+    expect(run.output().stdout).toContain('Fault injection: off');
     const url = /listening on (http:\/\/[^\s]+)/.exec(run.output().stdout)?.[1];
     expect(url).toBeDefined();
     const reply = await client(url ?? '').get('/account', { token: 'dev-token-alice' });
