@@ -2,10 +2,13 @@
  * `http-api-conformance client-check`: certifies an HTTP client against the client requirements
  * (conventions document sections 7 and 8.6) and writes `results.json`.
  */
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PACKAGE_ROOT } from '../../spec/package-files.ts';
 import { writeResults } from '../../spec/results.ts';
 import { certifyClient } from './certify.ts';
 import { scenarioNames } from './scenarios.ts';
+import { MATRIX_CLIENTS } from '../matrix/adapters.ts';
 import { matrixMarkdown, runMatrix, writeMatrix } from '../matrix/run-matrix.ts';
 
 const USAGE = `usage: http-api-conformance client-check --command "<cmd>" [options]
@@ -138,6 +141,16 @@ export async function clientCheckCommand(argv: string[]): Promise<number> {
 
 /** `client-check --matrix`: every client of the compatibility matrix, in real time. */
 async function matrixCommand(args: Args): Promise<number> {
+  const missing = MATRIX_CLIENTS.filter((client) => !existsSync(join(PACKAGE_ROOT, client.adapter)));
+  if (missing.length > 0) {
+    // The library adapters and the libraries are development files of the repository, not of the package.
+    console.error(
+      `client-check: --matrix needs the library adapters of fixtures/clients/ (${missing.map((c) => c.adapter).join(', ')}), ` +
+        'which ship with the repository, not with the installed package. Run `npm run clients:matrix` in a clone of the repository, ' +
+        'or certify your own client with --command "<how to start its adapter>".',
+    );
+    return 2;
+  }
   console.log('client-check --matrix: certifying every client of the matrix in real time (about a minute)');
   const run = await runMatrix({ log: (line) => console.log(`  ${line}`) });
   const files = writeMatrix(resolve(args.out), run);

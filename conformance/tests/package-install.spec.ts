@@ -293,4 +293,9 @@ test('client-check certifies a client from the install', async () => {
   const results = readResults(join(app, 'client-results'));
   expect(results.kind).toBe('client');
   expect(results.requirements.length).toBeGreaterThan(0);
+  // The matrix's library adapters are repository files: the installed command says so instead of
+  // reporting every library as incomplete.
+  const matrix = await npx(['client-check', '--matrix', '--out', 'matrix-results']);
+  expect(matrix.code, explain(matrix)).toBe(2);
+  expect(matrix.stderr).toContain('fixtures/clients/');
 });
