@@ -1,3 +1,4 @@
+import { test } from '@playwright/test';
 import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../redis-admin.ts';
 import { createMemoryStores } from '../stores/memory/index.ts';
 import { createRedisStores } from '../stores/redis/index.ts';
@@ -10,6 +11,25 @@ export interface AdapterUnderTest {
   name: 'memory' | 'redis' | 'redis-cluster';
   /** Opens a backing store and returns a factory of instances on it (memory: the same object). */
   open(): { instance(): Stores; cleanup(): Promise<void> };
+}
+
+export type Backing = ReturnType<AdapterUnderTest['open']>;
+
+/**
+ * Opens a fresh backing store and a first instance on it before each test of the enclosing describe
+ * (waiting until it answers), hands both to `use`, and cleans the backing store up after the test.
+ */
+export function openStoresPerTest(adapter: AdapterUnderTest, use: (backing: Backing, stores: Stores) => void): void {
+  let backing: Backing | undefined;
+  test.beforeEach(async () => {
+    backing = adapter.open();
+    const stores = backing.instance();
+    await stores.ping();
+    use(backing, stores);
+  });
+  test.afterEach(async () => {
+    await backing?.cleanup();
+  });
 }
 
 export const adapters: AdapterUnderTest[] = [

@@ -3,20 +3,15 @@ import { Redis } from 'ioredis';
 import { createMemoryStores } from '../stores/memory/index.ts';
 import { CREATED_BY } from '../stores/types.ts';
 import type { ResourceStore, Stores } from '../stores/types.ts';
-import { adapters } from './stores-helpers.ts';
+import { adapters, type Backing, openStoresPerTest } from './stores-helpers.ts';
 
 for (const adapter of adapters) {
   test.describe(`store contract putAll: ${adapter.name}`, () => {
-    let backing: ReturnType<typeof adapter.open>;
+    let backing: Backing;
     let stores: Stores;
-
-    test.beforeEach(async () => {
-      backing = adapter.open();
-      stores = backing.instance();
-      await stores.ping();
-    });
-    test.afterEach(async () => {
-      await backing.cleanup();
+    openStoresPerTest(adapter, (b, s) => {
+      backing = b;
+      stores = s;
     });
 
     test('putAll stores every entry under its kind, lists them in id order and indexes their markers', async () => {

@@ -2,7 +2,7 @@ import { test, expect } from '@playwright/test';
 import { createResources, takeAndClaim, takeAndGet } from '../../stores/combined.ts';
 import { CREATED_BY } from '../../stores/types.ts';
 import type { RateLimitPolicy, StoredResource, StoredResponse, Stores } from '../../stores/types.ts';
-import { type AdapterUnderTest, delay, firstTimeGone } from '../stores-helpers.ts';
+import { type AdapterUnderTest, type Backing, delay, firstTimeGone, openStoresPerTest } from '../stores-helpers.ts';
 
 const response: StoredResponse = {
   status: 201,
@@ -21,16 +21,11 @@ const bucket = (capacity: number, refillPerSecond: number, algorithm: RateLimitP
  */
 export function describeStoreContract(adapter: AdapterUnderTest): void {
   test.describe(`store contract: ${adapter.name}`, () => {
-    let backing: ReturnType<typeof adapter.open>;
+    let backing: Backing;
     let stores: Stores;
-
-    test.beforeEach(async () => {
-      backing = adapter.open();
-      stores = backing.instance();
-      await stores.ping();
-    });
-    test.afterEach(async () => {
-      await backing.cleanup();
+    openStoresPerTest(adapter, (b, s) => {
+      backing = b;
+      stores = s;
     });
 
     test.describe('resources', () => {
