@@ -79,6 +79,20 @@ async function fullBurst(policy: Policy, waitFull: () => Promise<HttpResponse>, 
   }
 }
 
+/**
+ * Capacity + 5 requests on the caller's full bucket, judged by fullBurst; the test is skipped when the
+ * profile names no rate-limit token or the capacity is too large to burst.
+ */
+async function burstOnFullBucket(target: Target, profile: TargetProfile, token: string | undefined): Promise<{ policy: Policy; judged: Awaited<ReturnType<typeof fullBurst>> }> {
+  const bucket = bucketFor(target, token);
+  test.skip(!bucket, noToken);
+  if (!bucket) throw new Error(noToken);
+  const policy = await policyOf(profile, bucket);
+  test.skip(policy.capacity > 1000, `a capacity of ${policy.capacity} is too large to burst in a test`);
+  const judged = await fullBurst(policy, () => bucket.waitFull(), () => bucket.burst(policy.capacity + 5));
+  return { policy, judged };
+}
+
 /** The measured reason a burst could not conclude, for the skip. */
 function inconclusive(judged: Admissions, policy: Pick<Policy, 'refillPerSecond'>): string {
   return `inconclusive: the burst took ${judged.window.toFixed(2)} s (3 tries), long enough at ${policy.refillPerSecond} tokens/s for a token to refill, so one admission too many (${judged.admitted} admitted, ${judged.low}…${judged.high} allowed) cannot be told apart; name a slow-refill token in the profile (tokens.rateLimitSlow) to make this check exact`;
@@ -112,12 +126,7 @@ test('every response of a limited route carries the three RateLimit headers', { 
 
 test('a full bucket admits a burst of RateLimit-Limit requests, then answers 429', { tag: ['@RATE-LIMIT-BURST-CAPACITY', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-BURST-CAPACITY' }] }, async ({ target, profile, limitedToken }) => {
   test.skip(algorithmOf(profile) === 'leaky-bucket', leakyDeclared);
-  const bucket = bucketFor(target, limitedToken);
-  test.skip(!bucket, noToken);
-  if (!bucket) return;
-  const policy = await policyOf(profile, bucket);
-  test.skip(policy.capacity > 1000, `a capacity of ${policy.capacity} is too large to burst in a test`);
-  const judged = await fullBurst(policy, () => bucket.waitFull(), () => bucket.burst(policy.capacity + 5));
+  const { policy, judged } = await burstOnFullBucket(target, profile, limitedToken);
   const limit = rateHeaders(judged.responses[0] as HttpResponse).limit;
   expect(limit, 'RateLimit-Limit is the capacity').toBe(policy.capacity);
   const what = `admitted ${judged.admitted} of ${judged.responses.length} in ${judged.window.toFixed(2)} s (allowed ${judged.low}…${judged.high})`;
@@ -150,12 +159,7 @@ test('no burst is admitted beyond what the caller\'s own headers announced', { t
     }
     return;
   }
-  const bucket = bucketFor(target, limitedToken);
-  test.skip(!bucket, noToken);
-  if (!bucket) return;
-  const policy = await policyOf(profile, bucket);
-  test.skip(policy.capacity > 1000, `a capacity of ${policy.capacity} is too large to burst in a test`);
-  const judged = await fullBurst(policy, () => bucket.waitFull(), () => bucket.burst(policy.capacity + 5));
+  const { policy, judged } = await burstOnFullBucket(target, profile, limitedToken);
   expect(judged.admitted, `a burst of ${judged.responses.length} on a full bucket in ${judged.window.toFixed(2)} s: admitted ${judged.admitted}, the headers allowed at most ${judged.high}`).toBeLessThanOrEqual(judged.high);
   test.skip(!judged.conclusive, inconclusive(judged, policy));
 });
