@@ -4,6 +4,7 @@
  * permission, identity carried by each request alone.
  */
 import { test, expect } from '../fixtures.ts';
+import { req } from '../support/requirement.ts';
 import { describe, problemIssues } from '../support/problem.ts';
 import { keepAliveAgent, send } from '../support/http.ts';
 import { fillTemplate, uniqueValue } from '../support/template.ts';
@@ -17,7 +18,7 @@ function protectedCall(target: Target, options: { token?: string | null; authori
 
 const malformedHeaders = ['Basic dXNlcjpwYXNzd29yZA==', 'Bearer', 'Bearer ', 'Bearer a b', 'Token abc', 'dev-token', 'Bearer\tabc'];
 
-test('a request without Authorization to a protected endpoint is a 401 problem', { tag: ['@AUTH-401-MISSING', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'AUTH-401-MISSING' }] }, async ({ target }) => {
+test('a request without Authorization to a protected endpoint is a 401 problem', req('AUTH-401-MISSING', '@generic', '@smoke'), async ({ target }) => {
   const response = await protectedCall(target, { token: null });
   expect(response.status, describe(response)).toBe(401);
   expect(problemIssues(response)).toEqual([]);
@@ -27,7 +28,7 @@ test('a request without Authorization to a protected endpoint is a 401 problem',
   }
 });
 
-test('an unknown bearer token is a 401 problem', { tag: ['@AUTH-401-INVALID', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'AUTH-401-INVALID' }] }, async ({ target }) => {
+test('an unknown bearer token is a 401 problem', req('AUTH-401-INVALID', '@generic', '@smoke'), async ({ target }) => {
   for (const token of [`hac-unknown-${uniqueValue()}`, `${target.profile.tokens.valid}x`, target.profile.tokens.valid.slice(0, -1)]) {
     const response = await protectedCall(target, { token });
     expect(response.status, describe(response)).toBe(401);
@@ -35,7 +36,7 @@ test('an unknown bearer token is a 401 problem', { tag: ['@AUTH-401-INVALID', '@
   }
 });
 
-test('a malformed Authorization header or another scheme is a 401, not a 400', { tag: ['@AUTH-401-MALFORMED', '@generic'], annotation: [{ type: 'requirement', description: 'AUTH-401-MALFORMED' }] }, async ({ target }) => {
+test('a malformed Authorization header or another scheme is a 401, not a 400', req('AUTH-401-MALFORMED', '@generic'), async ({ target }) => {
   // The valid token inside a header that is not `Bearer <token>`: the scheme is the whole first word and the
   // credentials are one b64token (RFC 6750 §2.1), so neither a longer scheme nor trailing words make it valid.
   const token = target.profile.tokens.valid;
@@ -46,7 +47,7 @@ test('a malformed Authorization header or another scheme is a 401, not a 400', {
   }
 });
 
-test('every 401 carries a Bearer challenge, with invalid_token when a token was sent', { tag: ['@AUTH-WWW-AUTHENTICATE', '@generic'], annotation: [{ type: 'requirement', description: 'AUTH-WWW-AUTHENTICATE' }] }, async ({ target }) => {
+test('every 401 carries a Bearer challenge, with invalid_token when a token was sent', req('AUTH-WWW-AUTHENTICATE', '@generic'), async ({ target }) => {
   const missing = await protectedCall(target, { token: null });
   expect(missing.status).toBe(401);
   expect(missing.headers['www-authenticate'], describe(missing)).toMatch(/^Bearer(\s|$)/i);
@@ -63,7 +64,7 @@ test('every 401 carries a Bearer challenge, with invalid_token when a token was 
   }
 });
 
-test('a valid token lacking the permission is a 403 problem and changes nothing', { tag: ['@AUTH-403-PERMISSION', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'AUTH-403-PERMISSION' }] }, async ({ target }) => {
+test('a valid token lacking the permission is a 403 problem and changes nothing', req('AUTH-403-PERMISSION', '@generic', '@smoke'), async ({ target }) => {
   const limited = target.profile.tokens.limited;
   test.skip(!limited, 'the profile names no token lacking a permission');
   if (!limited) return;
@@ -78,7 +79,7 @@ test('a valid token lacking the permission is a 403 problem and changes nothing'
   }
 });
 
-test('a 403 for a missing permission carries insufficient_scope', { tag: ['@AUTH-403-INSUFFICIENT-SCOPE', '@generic'], annotation: [{ type: 'requirement', description: 'AUTH-403-INSUFFICIENT-SCOPE' }] }, async ({ target }) => {
+test('a 403 for a missing permission carries insufficient_scope', req('AUTH-403-INSUFFICIENT-SCOPE', '@generic'), async ({ target }) => {
   const limited = target.profile.tokens.limited;
   test.skip(!limited, 'the profile names no token lacking a permission');
   if (!limited) return;
@@ -90,7 +91,7 @@ test('a 403 for a missing permission carries insufficient_scope', { tag: ['@AUTH
   expect(response.headers['www-authenticate'], describe(response)).toMatch(/scope="[^"]+"/);
 });
 
-test('the valid token is accepted in Authorization: Bearer, with any case of the scheme, and nowhere else', { tag: ['@AUTH-BEARER-HEADER', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'AUTH-BEARER-HEADER' }] }, async ({ target }) => {
+test('the valid token is accepted in Authorization: Bearer, with any case of the scheme, and nowhere else', req('AUTH-BEARER-HEADER', '@generic', '@smoke'), async ({ target }) => {
   const token = target.profile.tokens.valid;
   // RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token; the scheme is case-insensitive (RFC 9110 §11.1).
   for (const authorization of [`Bearer ${token}`, `bearer ${token}`, `BEARER ${token}`, `Bearer  ${token}`]) {
@@ -104,14 +105,14 @@ test('the valid token is accepted in Authorization: Bearer, with any case of the
   expect(inCookie.status, `a token in a cookie is not identity: ${describe(inCookie)}`).toBe(401);
 });
 
-test('a request without the token after one with it is anonymous', { tag: ['@AUTH-STATELESS', '@generic'], annotation: [{ type: 'requirement', description: 'AUTH-STATELESS' }] }, async ({ target }) => {
+test('a request without the token after one with it is anonymous', req('AUTH-STATELESS', '@generic'), async ({ target }) => {
   const authenticated = await protectedCall(target, {});
   expect(authenticated.status, describe(authenticated)).toBeLessThan(300);
   const anonymous = await protectedCall(target, { token: null });
   expect(anonymous.status, describe(anonymous)).toBe(401);
 });
 
-test('requests on one connection are each judged on their own content', { tag: ['@STATELESS-SELF-CONTAINED', '@generic'], annotation: [{ type: 'requirement', description: 'STATELESS-SELF-CONTAINED' }] }, async ({ target }) => {
+test('requests on one connection are each judged on their own content', req('STATELESS-SELF-CONTAINED', '@generic'), async ({ target }) => {
   const agent = keepAliveAgent(target.baseUrl);
   try {
     const prot = target.profile.protected;
@@ -133,7 +134,7 @@ test('requests on one connection are each judged on their own content', { tag: [
   }
 });
 
-test('no response sets a session cookie and a cookie never stands in for the token', { tag: ['@STATELESS-NO-SESSION', '@generic'], annotation: [{ type: 'requirement', description: 'STATELESS-NO-SESSION' }] }, async ({ target }) => {
+test('no response sets a session cookie and a cookie never stands in for the token', req('STATELESS-NO-SESSION', '@generic'), async ({ target }) => {
   const responses = [await protectedCall(target, {}), await protectedCall(target, { token: null })];
   for (const collection of target.profile.collections.filter((c) => c.methods.includes('GET'))) responses.push(await target.client.get(collection.path));
   const creatable = target.creatable();
@@ -143,7 +144,7 @@ test('no response sets a session cookie and a cookie never stands in for the tok
   expect(withCookie.status, describe(withCookie)).toBe(401);
 });
 
-test('an unknown token on a public read is a 401 too', { tag: ['@AUTH-TOKEN-ALWAYS-CHECKED', '@generic'], annotation: [{ type: 'requirement', description: 'AUTH-TOKEN-ALWAYS-CHECKED' }] }, async ({ target }) => {
+test('an unknown token on a public read is a 401 too', req('AUTH-TOKEN-ALWAYS-CHECKED', '@generic'), async ({ target }) => {
   const publicCollection = target.profile.collections.find((c) => c.auth?.read === false && c.methods.includes('GET'));
   test.skip(!publicCollection, 'the profile declares no public collection');
   if (!publicCollection) return;
@@ -153,7 +154,7 @@ test('an unknown token on a public read is a 401 too', { tag: ['@AUTH-TOKEN-ALWA
   expect(malformed.status, describe(malformed)).toBe(401);
 });
 
-test('public collections are readable without a token, the others are not', { tag: ['@AUTH-PUBLIC-READS', '@generic'], annotation: [{ type: 'requirement', description: 'AUTH-PUBLIC-READS' }] }, async ({ target }) => {
+test('public collections are readable without a token, the others are not', req('AUTH-PUBLIC-READS', '@generic'), async ({ target }) => {
   const readable = target.profile.collections.filter((c) => c.auth?.read !== undefined && c.methods.includes('GET'));
   test.skip(readable.length === 0, 'the profile does not say which reads are public');
   for (const collection of readable) {

@@ -3,6 +3,7 @@
  * Cache-Control; responses to requests with Authorization are never public.
  */
 import { test, expect } from '../fixtures.ts';
+import { req } from '../support/requirement.ts';
 import { describe } from '../support/problem.ts';
 import { provokeAll } from '../support/provocations.ts';
 import type { HttpResponse } from '../support/http.ts';
@@ -36,14 +37,14 @@ async function sampleResponses(target: Target): Promise<{ authorized: HttpRespon
   };
 }
 
-test('every response declares Cache-Control', { tag: ['@CACHE-CONTROL-DECLARED', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'CACHE-CONTROL-DECLARED' }] }, async ({ target }) => {
+test('every response declares Cache-Control', req('CACHE-CONTROL-DECLARED', '@generic', '@smoke'), async ({ target }) => {
   const sample = await sampleResponses(target);
   const all = [...sample.authorized, ...sample.anonymous, ...sample.errors, ...sample.writes];
   expect(all.length).toBeGreaterThan(5);
   for (const response of all) expect(response.headers['cache-control'], describe(response)).toMatch(/\S/);
 });
 
-test('a response to a request with Authorization is never public', { tag: ['@CACHE-PRIVATE-NOT-PUBLIC', '@generic'], annotation: [{ type: 'requirement', description: 'CACHE-PRIVATE-NOT-PUBLIC' }] }, async ({ target }) => {
+test('a response to a request with Authorization is never public', req('CACHE-PRIVATE-NOT-PUBLIC', '@generic'), async ({ target }) => {
   const sample = await sampleResponses(target);
   const withAuthorization = [...sample.authorized, ...sample.writes, ...sample.errors.filter((r) => r.request.headers.authorization !== undefined)];
   for (const response of withAuthorization) {
@@ -54,14 +55,14 @@ test('a response to a request with Authorization is never public', { tag: ['@CAC
   expect(anonymousProtected.headers['cache-control'] ?? '', describe(anonymousProtected)).not.toMatch(/\bpublic\b/i);
 });
 
-test('caller-dependent reads, writes and errors are no-store', { tag: ['@CACHE-NO-STORE-DYNAMIC', '@generic'], annotation: [{ type: 'requirement', description: 'CACHE-NO-STORE-DYNAMIC' }] }, async ({ target }) => {
+test('caller-dependent reads, writes and errors are no-store', req('CACHE-NO-STORE-DYNAMIC', '@generic'), async ({ target }) => {
   const sample = await sampleResponses(target);
   for (const response of [...sample.authorized, ...sample.writes, ...sample.errors]) {
     expect(response.headers['cache-control'] ?? '', describe(response)).toMatch(/\bno-store\b/i);
   }
 });
 
-test('public reads without a token may be cached publicly for a while', { tag: ['@CACHE-PUBLIC-READS', '@generic'], annotation: [{ type: 'requirement', description: 'CACHE-PUBLIC-READS' }] }, async ({ target }) => {
+test('public reads without a token may be cached publicly for a while', req('CACHE-PUBLIC-READS', '@generic'), async ({ target }) => {
   const sample = await sampleResponses(target);
   test.skip(sample.anonymous.length === 0, 'the profile declares no public collection');
   const cacheable = sample.anonymous.filter((r) => /\bpublic\b/i.test(r.headers['cache-control'] ?? ''));

@@ -4,6 +4,7 @@
  * illegal transition, and owner-only access.
  */
 import { test, expect } from '../fixtures.ts';
+import { req } from '../support/requirement.ts';
 import type { Client } from '../support/client.ts';
 import type { HttpResponse } from '../support/http.ts';
 import { follow, linkOf } from '../support/links.ts';
@@ -43,13 +44,13 @@ async function act(target: Target, order: HttpResponse, rel: string, client: Cli
   return response;
 }
 
-test('an order has a number id, a string status, a number total and _links', { tag: ['@ORDER-SHAPE', '@example-api'], annotation: [{ type: 'requirement', description: 'ORDER-SHAPE' }] }, async ({ target, profile }) => {
+test('an order has a number id, a string status, a number total and _links', req('ORDER-SHAPE', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const order = await newOrder(target);
   expect(order.json).toEqual(expect.objectContaining({ id: expect.any(Number), status: expect.any(String), total: 12.5, _links: expect.any(Object) }));
 });
 
-test('every order has a string status and a new order is pending', { tag: ['@ORDER-STATUS-FIELD', '@example-api'], annotation: [{ type: 'requirement', description: 'ORDER-STATUS-FIELD' }] }, async ({ target, profile }) => {
+test('every order has a string status and a new order is pending', req('ORDER-STATUS-FIELD', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const order = await newOrder(target);
   expect(statusOf(order)).toBe('pending');
@@ -57,7 +58,7 @@ test('every order has a string status and a new order is pending', { tag: ['@ORD
   for (const item of itemsOf(list.json) ?? []) expect(typeof item.status, describe(list)).toBe('string');
 });
 
-test('orders move pending → paid or pending → cancelled and stay there', { tag: ['@ORDER-STATES', '@example-api'], annotation: [{ type: 'requirement', description: 'ORDER-STATES' }] }, async ({ target, profile }) => {
+test('orders move pending → paid or pending → cancelled and stay there', req('ORDER-STATES', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const a = await newOrder(target);
   await act(target, a, 'pay');
@@ -73,7 +74,7 @@ test('orders move pending → paid or pending → cancelled and stay there', { t
   }
 });
 
-test('a pending order offers cancel and pay links', { tag: ['@LINKS-ORDER-ACTIONS', '@example-api'], annotation: [{ type: 'requirement', description: 'LINKS-ORDER-ACTIONS' }] }, async ({ target, profile }) => {
+test('a pending order offers cancel and pay links', req('LINKS-ORDER-ACTIONS', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const order = await newOrder(target);
   mustLink(order, 'cancel');
@@ -83,14 +84,14 @@ test('a pending order offers cancel and pay links', { tag: ['@LINKS-ORDER-ACTION
   mustLink(read, 'pay');
 });
 
-test('the action links name their method, POST', { tag: ['@LINKS-ACTION-METHOD', '@example-api'], annotation: [{ type: 'requirement', description: 'LINKS-ACTION-METHOD' }] }, async ({ target, profile }) => {
+test('the action links name their method, POST', req('LINKS-ACTION-METHOD', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const order = await newOrder(target);
   expect(mustLink(order, 'cancel').method).toBe('POST');
   expect(mustLink(order, 'pay').method).toBe('POST');
 });
 
-test('cancel and pay are offered only while the order is pending', { tag: ['@LINKS-ONLY-LEGAL-TRANSITIONS', '@example-api'], annotation: [{ type: 'requirement', description: 'LINKS-ONLY-LEGAL-TRANSITIONS' }] }, async ({ target, profile }) => {
+test('cancel and pay are offered only while the order is pending', req('LINKS-ONLY-LEGAL-TRANSITIONS', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   for (const action of ['pay', 'cancel']) {
     const order = await newOrder(target);
@@ -105,7 +106,7 @@ test('cancel and pay are offered only while the order is pending', { tag: ['@LIN
   }
 });
 
-test('following an action link with its method and no body performs the transition', { tag: ['@LINKS-ACTIONS-WORK', '@example-api', '@smoke'], annotation: [{ type: 'requirement', description: 'LINKS-ACTIONS-WORK' }] }, async ({ target, profile }) => {
+test('following an action link with its method and no body performs the transition', req('LINKS-ACTIONS-WORK', '@example-api', '@smoke'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   for (const [action, status] of [['cancel', 'cancelled'], ['pay', 'paid']] as const) {
     const order = await newOrder(target);
@@ -114,21 +115,21 @@ test('following an action link with its method and no body performs the transiti
   }
 });
 
-test('the cancel link of a pending order cancels it', { tag: ['@ORDER-CANCEL-TRANSITION', '@example-api'], annotation: [{ type: 'requirement', description: 'ORDER-CANCEL-TRANSITION' }] }, async ({ target, profile }) => {
+test('the cancel link of a pending order cancels it', req('ORDER-CANCEL-TRANSITION', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const order = await newOrder(target);
   await act(target, order, 'cancel');
   expect(await statusNow(target, order), 'the order is now cancelled').toBe('cancelled');
 });
 
-test('the cancel action answers 200 with the order', { tag: ['@ENDPOINT-ORDER-CANCEL', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-ORDER-CANCEL' }] }, async ({ target, profile }) => {
+test('the cancel action answers 200 with the order', req('ENDPOINT-ORDER-CANCEL', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const order = await newOrder(target);
   await act(target, order, 'cancel');
   expect(await statusNow(target, order)).toBe('cancelled');
 });
 
-test('the pay link of a pending order pays it and creates one payment of its total and its transfer', { tag: ['@ORDER-PAY-TRANSITION', '@example-api'], annotation: [{ type: 'requirement', description: 'ORDER-PAY-TRANSITION' }], lock: 'hac-idempotency-counts' }, async ({ target, profile }) => {
+test('the pay link of a pending order pays it and creates one payment of its total and its transfer', { ...req('ORDER-PAY-TRANSITION', '@example-api'), lock: 'hac-idempotency-counts' }, async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const caller = target.as(profile.tokens.other ?? profile.tokens.valid);
   // Compared as sets of the caller's own items, every page by the server's next links (D-SUITE-TRUST).
@@ -149,7 +150,7 @@ test('the pay link of a pending order pays it and creates one payment of its tot
   }
 });
 
-test('the pay action answers 200 with the order', { tag: ['@ENDPOINT-ORDER-PAYMENT', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-ORDER-PAYMENT' }] }, async ({ target, profile }) => {
+test('the pay action answers 200 with the order', req('ENDPOINT-ORDER-PAYMENT', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const order = await newOrder(target);
   await act(target, order, 'pay');
@@ -165,7 +166,7 @@ async function illegal(target: Target): Promise<{ order: HttpResponse; responses
   return { order, responses: [await follow(target, target.client, cancel), await follow(target, target.client, pay)] };
 }
 
-test('cancelling or paying an order that is no longer pending is a 409 and changes nothing', { tag: ['@ORDER-ILLEGAL-TRANSITION-409', '@example-api', '@smoke'], annotation: [{ type: 'requirement', description: 'ORDER-ILLEGAL-TRANSITION-409' }] }, async ({ target, profile }) => {
+test('cancelling or paying an order that is no longer pending is a 409 and changes nothing', req('ORDER-ILLEGAL-TRANSITION-409', '@example-api', '@smoke'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const { order, responses } = await illegal(target);
   for (const response of responses) {
@@ -180,7 +181,7 @@ test('cancelling or paying an order that is no longer pending is a 409 and chang
   expect(statusOf(await follow(target, target.client, mustLink(cancelledOrder, 'self')))).toBe('cancelled');
 });
 
-test('a request conflicting with the current state is a 409 problem', { tag: ['@STATUS-409-CONFLICT', '@example-api'], annotation: [{ type: 'requirement', description: 'STATUS-409-CONFLICT' }] }, async ({ target, profile }) => {
+test('a request conflicting with the current state is a 409 problem', req('STATUS-409-CONFLICT', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const { responses } = await illegal(target);
   for (const response of responses) {
@@ -189,7 +190,7 @@ test('a request conflicting with the current state is a 409 problem', { tag: ['@
   }
 });
 
-test('the 409 of an illegal transition names the current status and the transition', { tag: ['@ORDER-TRANSITION-PROBLEM-MEMBERS', '@example-api'], annotation: [{ type: 'requirement', description: 'ORDER-TRANSITION-PROBLEM-MEMBERS' }] }, async ({ target, profile }) => {
+test('the 409 of an illegal transition names the current status and the transition', req('ORDER-TRANSITION-PROBLEM-MEMBERS', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const { responses } = await illegal(target);
   const [cancel, pay] = responses as [HttpResponse, HttpResponse];
@@ -197,7 +198,7 @@ test('the 409 of an illegal transition names the current status and the transiti
   expect(pay.json).toEqual(expect.objectContaining({ currentStatus: 'paid', transition: 'pay' }));
 });
 
-test('order actions accept an empty body without Content-Type and {}', { tag: ['@ACTION-EMPTY-BODY', '@example-api'], annotation: [{ type: 'requirement', description: 'ACTION-EMPTY-BODY' }] }, async ({ target, profile }) => {
+test('order actions accept an empty body without Content-Type and {}', req('ACTION-EMPTY-BODY', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const a = await newOrder(target);
   const empty = await target.client.request('POST', target.pathOf(mustLink(a, 'cancel').href));
@@ -207,7 +208,7 @@ test('order actions accept an empty body without Content-Type and {}', { tag: ['
   expect(object.status, describe(object)).toBe(200);
 });
 
-test('order actions are sub-resources of the order', { tag: ['@URL-ACTION-SUBRESOURCE', '@example-api'], annotation: [{ type: 'requirement', description: 'URL-ACTION-SUBRESOURCE' }] }, async ({ target, profile }) => {
+test('order actions are sub-resources of the order', req('URL-ACTION-SUBRESOURCE', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const order = await newOrder(target);
   const self = target.pathOf(mustLink(order, 'self').href);
@@ -216,7 +217,7 @@ test('order actions are sub-resources of the order', { tag: ['@URL-ACTION-SUBRES
   for (const action of actions) expect(action.slice(self.length + 1)).toMatch(/^[a-z-]+$/);
 });
 
-test('another caller\'s order, its actions and payments are invisible', { tag: ['@AUTH-OWNER-ONLY', '@example-api'], annotation: [{ type: 'requirement', description: 'AUTH-OWNER-ONLY' }] }, async ({ target, profile }) => {
+test('another caller\'s order, its actions and payments are invisible', req('AUTH-OWNER-ONLY', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const other = profile.tokens.other;
   test.skip(!other, 'the profile names no second caller (tokens.other)');
@@ -236,7 +237,7 @@ test('another caller\'s order, its actions and payments are invisible', { tag: [
   expect(visible).not.toContain(target.pathOf(self.href));
 });
 
-test('another caller\'s order is a 404 exactly like an unknown id', { tag: ['@AUTH-OTHERS-404', '@example-api'], annotation: [{ type: 'requirement', description: 'AUTH-OTHERS-404' }] }, async ({ target, profile }) => {
+test('another caller\'s order is a 404 exactly like an unknown id', req('AUTH-OTHERS-404', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const other = profile.tokens.other;
   test.skip(!other, 'the profile names no second caller (tokens.other)');

@@ -3,6 +3,7 @@
  * D-QUERY): parameters, the page shape and its next/prev links, and 400 invalid-query.
  */
 import { test, expect } from '../fixtures.ts';
+import { req } from '../support/requirement.ts';
 import type { HttpResponse } from '../support/http.ts';
 import { describe, errorFields, problemIssues } from '../support/problem.ts';
 import { linkOf } from '../support/links.ts';
@@ -21,7 +22,7 @@ function page(response: HttpResponse): Page {
   return response.json as Page;
 }
 
-test('limit and offset page a collection', { tag: ['@QUERY-PAGING', '@example-api'], annotation: [{ type: 'requirement', description: 'QUERY-PAGING' }] }, async ({ target, profile }) => {
+test('limit and offset page a collection', req('QUERY-PAGING', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const all = page(await target.client.get('/users?limit=100'));
   expect(all.page.limit).toBe(100);
@@ -34,7 +35,7 @@ test('limit and offset page a collection', { tag: ['@QUERY-PAGING', '@example-ap
   expect(defaults.page.offset).toBe(0);
 });
 
-test('sort orders a collection by a field, ascending or descending', { tag: ['@QUERY-SORTING', '@example-api'], annotation: [{ type: 'requirement', description: 'QUERY-SORTING' }] }, async ({ target, profile }) => {
+test('sort orders a collection by a field, ascending or descending', req('QUERY-SORTING', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const ascending = page(await target.client.get('/users?sort=id&limit=100')).items.map((u) => u.id);
   const descending = page(await target.client.get('/users?sort=-id&limit=100')).items.map((u) => u.id);
@@ -44,7 +45,7 @@ test('sort orders a collection by a field, ascending or descending', { tag: ['@Q
   expect(byName).toEqual([...byName].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
 });
 
-test('a field-named parameter filters a collection by exact match', { tag: ['@QUERY-FILTERING', '@example-api'], annotation: [{ type: 'requirement', description: 'QUERY-FILTERING' }] }, async ({ target, profile }) => {
+test('a field-named parameter filters a collection by exact match', req('QUERY-FILTERING', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const email = `filter-${uniqueValue()}@example.com`;
   const made = await target.client.post('/users', { name: 'filtered', email });
@@ -56,7 +57,7 @@ test('a field-named parameter filters a collection by exact match', { tag: ['@QU
   expect((pending.json as { items: { status: string }[] }).items.every((o) => o.status === 'pending')).toBe(true);
 });
 
-test('an unknown parameter or an out-of-range value is a 400 naming each', { tag: ['@QUERY-INVALID-400', '@example-api'], annotation: [{ type: 'requirement', description: 'QUERY-INVALID-400' }] }, async ({ target, profile }) => {
+test('an unknown parameter or an out-of-range value is a 400 naming each', req('QUERY-INVALID-400', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const response = await target.client.get('/users?limit=0&offset=-1&colour=red&sort=password');
   expect(response.status, describe(response)).toBe(400);
@@ -65,7 +66,7 @@ test('an unknown parameter or an out-of-range value is a 400 naming each', { tag
   expect(errorFields(response.json).sort()).toEqual(['colour', 'limit', 'offset', 'sort']);
 });
 
-test('a collection response is items, page and _links', { tag: ['@COLLECTION-PAGE-SHAPE', '@example-api'], annotation: [{ type: 'requirement', description: 'COLLECTION-PAGE-SHAPE' }] }, async ({ target, profile }) => {
+test('a collection response is items, page and _links', req('COLLECTION-PAGE-SHAPE', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   for (const path of ['/users', '/orders', '/payments', '/transfers', '/authors', '/posts']) {
     const response = await target.client.get(path);
@@ -77,7 +78,7 @@ test('a collection response is items, page and _links', { tag: ['@COLLECTION-PAG
   }
 });
 
-test('next and prev links exist only when such a page does, and keep filter and sort', { tag: ['@COLLECTION-PAGE-LINKS', '@example-api'], annotation: [{ type: 'requirement', description: 'COLLECTION-PAGE-LINKS' }] }, async ({ target, profile }) => {
+test('next and prev links exist only when such a page does, and keep filter and sort', req('COLLECTION-PAGE-LINKS', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   // Only the test's own users (a unique name filter): other tests create users while this one pages.
   const name = `paged-${uniqueValue()}`;

@@ -4,6 +4,7 @@
  * Runs only when the profile declares features.exampleApi.
  */
 import { test, expect } from '../fixtures.ts';
+import { req } from '../support/requirement.ts';
 import { validationErrors } from '../../spec/schemas.ts';
 import { created, createdItem, json, schemaIssues, selfPath, userOrdersPath, world } from '../support/example-api.ts';
 import type { HttpResponse } from '../support/http.ts';
@@ -15,7 +16,7 @@ import { uniqueValue } from '../support/template.ts';
 
 const notExample = 'the profile does not declare features.exampleApi (the document\'s example API)';
 
-test('GET /users returns a page of users', { tag: ['@ENDPOINT-USERS-LIST', '@example-api', '@smoke'], annotation: [{ type: 'requirement', description: 'ENDPOINT-USERS-LIST' }] }, async ({ target, profile }) => {
+test('GET /users returns a page of users', req('ENDPOINT-USERS-LIST', '@example-api', '@smoke'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   // D-SUITE-TRUST: with the valid token (which reads are public is a MAY), any page envelope (COLLECTION-PAGE-SHAPE is a SHOULD).
   await created(target, '/users', { name: `listed ${uniqueValue()}`, email: `l-${uniqueValue()}@example.com` });
@@ -24,7 +25,7 @@ test('GET /users returns a page of users', { tag: ['@ENDPOINT-USERS-LIST', '@exa
   expect(itemsOf(response.json)?.length ?? 0, `a collection of users: ${describe(response)}`).toBeGreaterThan(0);
 });
 
-test('GET /users/{id} returns one user', { tag: ['@ENDPOINT-USER-READ', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-USER-READ' }] }, async ({ target, profile }) => {
+test('GET /users/{id} returns one user', req('ENDPOINT-USER-READ', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const u = uniqueValue();
   const made = await created(target, '/users', { name: `read ${u}`, email: `rd-${u}@example.com` });
@@ -33,7 +34,7 @@ test('GET /users/{id} returns one user', { tag: ['@ENDPOINT-USER-READ', '@exampl
   expect(response.json, describe(response)).toEqual(expect.objectContaining({ name: `read ${u}`, email: `rd-${u}@example.com` }));
 });
 
-test('POST /users creates a user and returns it', { tag: ['@ENDPOINT-USER-CREATE', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-USER-CREATE' }] }, async ({ target, profile }) => {
+test('POST /users creates a user and returns it', req('ENDPOINT-USER-CREATE', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const u = uniqueValue();
   const response = await created(target, '/users', { name: `user ${u}`, email: `c-${u}@example.com` });
@@ -42,7 +43,7 @@ test('POST /users creates a user and returns it', { tag: ['@ENDPOINT-USER-CREATE
   expect(read.json, describe(read)).toEqual(expect.objectContaining({ name: `user ${u}`, email: `c-${u}@example.com` }));
 });
 
-test('PUT /users/{id} replaces the user and returns it', { tag: ['@ENDPOINT-USER-REPLACE', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-USER-REPLACE' }] }, async ({ target, profile }) => {
+test('PUT /users/{id} replaces the user and returns it', req('ENDPOINT-USER-REPLACE', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const { user } = await world(target);
   const u = uniqueValue();
@@ -52,7 +53,7 @@ test('PUT /users/{id} replaces the user and returns it', { tag: ['@ENDPOINT-USER
   expect(json(await target.client.get(user))).toEqual(expect.objectContaining({ name: `renamed ${u}`, email: `r-${u}@example.com` }));
 });
 
-test('DELETE /users/{id} removes the user', { tag: ['@ENDPOINT-USER-DELETE', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-USER-DELETE' }] }, async ({ target, profile }) => {
+test('DELETE /users/{id} removes the user', req('ENDPOINT-USER-DELETE', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const { user } = await world(target);
   const response = await target.client.delete(user);
@@ -61,7 +62,7 @@ test('DELETE /users/{id} removes the user', { tag: ['@ENDPOINT-USER-DELETE', '@e
   expect((await target.client.get(user)).status).toBe(404);
 });
 
-test('GET /users/{id}/orders lists only that user\'s orders', { tag: ['@ENDPOINT-USER-ORDERS', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-USER-ORDERS' }] }, async ({ target, profile }) => {
+test('GET /users/{id}/orders lists only that user\'s orders', req('ENDPOINT-USER-ORDERS', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const { order } = await world(target);
   const path = await userOrdersPath(target);
@@ -78,7 +79,7 @@ test('GET /users/{id}/orders lists only that user\'s orders', { tag: ['@ENDPOINT
   }
 });
 
-test('a nested collection lists only the items of its owner', { tag: ['@URL-NESTED-RELATIONSHIP', '@example-api'], annotation: [{ type: 'requirement', description: 'URL-NESTED-RELATIONSHIP' }] }, async ({ target, profile }) => {
+test('a nested collection lists only the items of its owner', req('URL-NESTED-RELATIONSHIP', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const a = await world(target);
   const b = await world(target);
@@ -89,7 +90,7 @@ test('a nested collection lists only the items of its owner', { tag: ['@URL-NEST
   }
 });
 
-test('GET /account requires the token and returns the caller\'s own account', { tag: ['@ENDPOINT-ACCOUNT', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-ACCOUNT' }] }, async ({ target, profile }) => {
+test('GET /account requires the token and returns the caller\'s own account', req('ENDPOINT-ACCOUNT', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const mine = await target.client.get('/account');
   expect(mine.status, describe(mine)).toBe(200);
@@ -103,7 +104,7 @@ test('GET /account requires the token and returns the caller\'s own account', { 
   }
 });
 
-test('POST /payments with amount and currency creates a payment', { tag: ['@ENDPOINT-PAYMENT-CREATE', '@example-api', '@smoke'], annotation: [{ type: 'requirement', description: 'ENDPOINT-PAYMENT-CREATE' }] }, async ({ target, profile }) => {
+test('POST /payments with amount and currency creates a payment', req('ENDPOINT-PAYMENT-CREATE', '@example-api', '@smoke'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const response = await created(target, '/payments', { amount: 1250, currency: 'eur' });
   expect(response.json, 'the created payment is returned').toEqual(expect.objectContaining({ amount: 1250, currency: 'eur' }));
@@ -111,7 +112,7 @@ test('POST /payments with amount and currency creates a payment', { tag: ['@ENDP
   expect(read.json).toEqual(response.json);
 });
 
-test('GET /transfers/{id} returns one transfer, or a problem document', { tag: ['@ENDPOINT-TRANSFER-READ', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-TRANSFER-READ' }] }, async ({ target, profile }) => {
+test('GET /transfers/{id} returns one transfer, or a problem document', req('ENDPOINT-TRANSFER-READ', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const { transfer, payment } = await world(target);
   const response = await target.client.get(transfer);
@@ -124,7 +125,7 @@ test('GET /transfers/{id} returns one transfer, or a problem document', { tag: [
   expect(problemIssues(missing)).toEqual([]);
 });
 
-test('posts, authors and comments have collection and item URLs, comments nested under posts', { tag: ['@ENDPOINT-POSTS-COMMENTS-AUTHORS', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-POSTS-COMMENTS-AUTHORS' }] }, async ({ target, profile }) => {
+test('posts, authors and comments have collection and item URLs, comments nested under posts', req('ENDPOINT-POSTS-COMMENTS-AUTHORS', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const w = await world(target);
   for (const path of ['/authors', '/posts', w.comments]) {
@@ -140,7 +141,7 @@ test('posts, authors and comments have collection and item URLs, comments nested
   expect(w.comment.startsWith(`${w.post}/`), `a comment lives beneath its post: ${w.comment}`).toBe(true);
 });
 
-test('every path of the example API exists', { tag: ['@ENDPOINT-EXAMPLE-PATHS', '@example-api'], annotation: [{ type: 'requirement', description: 'ENDPOINT-EXAMPLE-PATHS' }] }, async ({ target, profile }) => {
+test('every path of the example API exists', req('ENDPOINT-EXAMPLE-PATHS', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const w = await world(target);
   for (const path of ['/users', w.user, `${w.user}/orders`, '/account', '/orders', w.order, '/payments', w.payment, '/transfers', w.transfer, '/authors', w.author, '/posts', w.post, w.comments, w.comment]) {
@@ -162,7 +163,7 @@ function methodTable(w: World): [string, string[]][] {
   ];
 }
 
-test('each path allows exactly the methods of the decided table', { tag: ['@METHOD-ALLOWED-SET', '@example-api'], annotation: [{ type: 'requirement', description: 'METHOD-ALLOWED-SET' }] }, async ({ target, profile }) => {
+test('each path allows exactly the methods of the decided table', req('METHOD-ALLOWED-SET', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const w = await world(target);
   for (const [path, allowed] of methodTable(w)) {
@@ -174,7 +175,7 @@ test('each path allows exactly the methods of the decided table', { tag: ['@METH
   }
 });
 
-test('every representation and page validates against its schema', { tag: ['@REPRESENTATION-SCHEMAS', '@example-api'], annotation: [{ type: 'requirement', description: 'REPRESENTATION-SCHEMAS' }] }, async ({ target, profile }) => {
+test('every representation and page validates against its schema', req('REPRESENTATION-SCHEMAS', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const w = await world(target);
   const checks: [string, string][] = [
@@ -189,7 +190,7 @@ test('every representation and page validates against its schema', { tag: ['@REP
   for (const [name, response] of Object.entries(w.responses)) expect(schemaIssues(name, response.json), `created ${name}`).toEqual([]);
 });
 
-test('timestamps are RFC 3339 date-times in UTC', { tag: ['@REPRESENTATION-TIMESTAMPS', '@example-api'], annotation: [{ type: 'requirement', description: 'REPRESENTATION-TIMESTAMPS' }] }, async ({ target, profile }) => {
+test('timestamps are RFC 3339 date-times in UTC', req('REPRESENTATION-TIMESTAMPS', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const w = await world(target);
   for (const response of Object.values(w.responses)) {
@@ -200,7 +201,7 @@ test('timestamps are RFC 3339 date-times in UTC', { tag: ['@REPRESENTATION-TIMES
   }
 });
 
-test('identifiers are positive integers, never reused', { tag: ['@RESOURCE-ID-POSITIVE-INTEGER', '@example-api'], annotation: [{ type: 'requirement', description: 'RESOURCE-ID-POSITIVE-INTEGER' }] }, async ({ target, profile }) => {
+test('identifiers are positive integers, never reused', req('RESOURCE-ID-POSITIVE-INTEGER', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const u = uniqueValue();
   const first = await created(target, '/authors', { name: `a ${u}` });
@@ -211,7 +212,7 @@ test('identifiers are positive integers, never reused', { tag: ['@RESOURCE-ID-PO
   expect(json<{ id: number }>(second).id, 'a deleted id is not reused').toBeGreaterThan(id);
 });
 
-test('a non-canonical id segment names no resource', { tag: ['@URL-NON-CANONICAL-ID-404', '@example-api'], annotation: [{ type: 'requirement', description: 'URL-NON-CANONICAL-ID-404' }] }, async ({ target, profile }) => {
+test('a non-canonical id segment names no resource', req('URL-NON-CANONICAL-ID-404', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   for (const segment of ['abc', '-1', '01', '1.5', '0', '1e0']) {
     const response = await target.client.get(`/users/${segment}`);
@@ -220,7 +221,7 @@ test('a non-canonical id segment names no resource', { tag: ['@URL-NON-CANONICAL
   }
 });
 
-test('paths match exactly: a trailing slash or another case is a 404', { tag: ['@URL-EXACT-PATHS', '@example-api'], annotation: [{ type: 'requirement', description: 'URL-EXACT-PATHS' }] }, async ({ target, profile }) => {
+test('paths match exactly: a trailing slash or another case is a 404', req('URL-EXACT-PATHS', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   for (const path of ['/users/', '/Users', '/USERS/1', '/users/1/']) {
     const response = await target.client.get(path);
@@ -228,7 +229,7 @@ test('paths match exactly: a trailing slash or another case is a 404', { tag: ['
   }
 });
 
-test('amount must be an integer in minor units', { tag: ['@PAYMENT-AMOUNT-MINOR-UNITS', '@example-api'], annotation: [{ type: 'requirement', description: 'PAYMENT-AMOUNT-MINOR-UNITS' }] }, async ({ target, profile }) => {
+test('amount must be an integer in minor units', req('PAYMENT-AMOUNT-MINOR-UNITS', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   for (const amount of [12.5, '1250', 0.01, null, true]) {
     const response = await target.client.post('/payments', { amount, currency: 'eur' });
@@ -239,7 +240,7 @@ test('amount must be an integer in minor units', { tag: ['@PAYMENT-AMOUNT-MINOR-
   expect(succeeded(valid), describe(valid)).toBe(true);
 });
 
-test('currency must be a lowercase ISO 4217 code', { tag: ['@PAYMENT-CURRENCY-LOWERCASE', '@example-api'], annotation: [{ type: 'requirement', description: 'PAYMENT-CURRENCY-LOWERCASE' }] }, async ({ target, profile }) => {
+test('currency must be a lowercase ISO 4217 code', req('PAYMENT-CURRENCY-LOWERCASE', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   for (const currency of ['EUR', 'Eur', 'xyz', 'euro', '', 978]) {
     const response = await target.client.post('/payments', { amount: 100, currency });
@@ -252,14 +253,14 @@ test('currency must be a lowercase ISO 4217 code', { tag: ['@PAYMENT-CURRENCY-LO
   }
 });
 
-test('a post referencing an unknown author is a 422 naming authorId', { tag: ['@VALIDATION-REFERENCE-EXISTS', '@example-api'], annotation: [{ type: 'requirement', description: 'VALIDATION-REFERENCE-EXISTS' }] }, async ({ target, profile }) => {
+test('a post referencing an unknown author is a 422 naming authorId', req('VALIDATION-REFERENCE-EXISTS', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const response = await target.client.post('/posts', { authorId: 999999999, title: 't', body: 'b' });
   expect(response.status, describe(response)).toBe(422);
   expect(errorFields(response.json)).toContain('authorId');
 });
 
-test('error fields are member names, dotted paths when nested, as the schemas name them', { tag: ['@VALIDATION-FIELD-NAMES', '@example-api'], annotation: [{ type: 'requirement', description: 'VALIDATION-FIELD-NAMES' }] }, async ({ target, profile }) => {
+test('error fields are member names, dotted paths when nested, as the schemas name them', req('VALIDATION-FIELD-NAMES', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   for (const body of [{ currency: 'eur' }, { amount: 'x', currency: 'EUR', extra: 1 }, {}]) {
     const response = await target.client.post('/payments', body);
@@ -268,7 +269,7 @@ test('error fields are member names, dotted paths when nested, as the schemas na
   }
 });
 
-test('a PUT with a stale version is a 409 and changes nothing', { tag: ['@CONCURRENCY-VERSION-409', '@example-api'], annotation: [{ type: 'requirement', description: 'CONCURRENCY-VERSION-409' }] }, async ({ target, profile }) => {
+test('a PUT with a stale version is a 409 and changes nothing', req('CONCURRENCY-VERSION-409', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const { user } = await world(target);
   const u = uniqueValue();
@@ -280,7 +281,7 @@ test('a PUT with a stale version is a 409 and changes nothing', { tag: ['@CONCUR
   expect(json<{ name: string }>(await target.client.get(user)).name).toBe(`v ${u}`);
 });
 
-test('an email used by another user is a 409', { tag: ['@STATUS-409-EMAIL-TAKEN', '@example-api'], annotation: [{ type: 'requirement', description: 'STATUS-409-EMAIL-TAKEN' }] }, async ({ target, profile }) => {
+test('an email used by another user is a 409', req('STATUS-409-EMAIL-TAKEN', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, notExample);
   const u = uniqueValue();
   await created(target, '/users', { name: 'first', email: `dup-${u}@example.com` });

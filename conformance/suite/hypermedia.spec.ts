@@ -4,6 +4,7 @@
  * every link resolving. Order actions are in example-api-orders.spec.ts.
  */
 import { test, expect } from '../fixtures.ts';
+import { req } from '../support/requirement.ts';
 import type { HttpResponse } from '../support/http.ts';
 import { describe } from '../support/problem.ts';
 import { linkOf, linkShapeIssues, linksOf } from '../support/links.ts';
@@ -30,7 +31,7 @@ async function representations(target: Target): Promise<{ path: string; response
   return out.filter((r) => r.response.status === 200);
 }
 
-test('_links maps relation names to objects with href and an optional method', { tag: ['@LINKS-SHAPE', '@generic'], annotation: [{ type: 'requirement', description: 'LINKS-SHAPE' }] }, async ({ target, profile }) => {
+test('_links maps relation names to objects with href and an optional method', req('LINKS-SHAPE', '@generic'), async ({ target, profile }) => {
   test.skip(!profile.features?.hypermedia, noHypermedia);
   const reps = await representations(target);
   expect(reps.length).toBeGreaterThan(0);
@@ -46,7 +47,7 @@ test('_links maps relation names to objects with href and an optional method', {
   expect(reps.filter((r) => r.item).every((r) => linksOf(r.response.json) !== undefined), 'every item carries _links').toBe(true);
 });
 
-test('the self link carries no method', { tag: ['@LINKS-SELF-NO-METHOD', '@generic'], annotation: [{ type: 'requirement', description: 'LINKS-SELF-NO-METHOD' }] }, async ({ target, profile }) => {
+test('the self link carries no method', req('LINKS-SELF-NO-METHOD', '@generic'), async ({ target, profile }) => {
   test.skip(!profile.features?.hypermedia, noHypermedia);
   let seen = 0;
   for (const { path, response } of await representations(target)) {
@@ -58,7 +59,7 @@ test('the self link carries no method', { tag: ['@LINKS-SELF-NO-METHOD', '@gener
   expect(seen, 'representations with a self link').toBeGreaterThan(0);
 });
 
-test('every item carries a self link to its own path', { tag: ['@LINKS-SELF-EVERY-RESOURCE', '@generic'], annotation: [{ type: 'requirement', description: 'LINKS-SELF-EVERY-RESOURCE' }] }, async ({ target, profile }) => {
+test('every item carries a self link to its own path', req('LINKS-SELF-EVERY-RESOURCE', '@generic'), async ({ target, profile }) => {
   test.skip(!profile.features?.hypermedia, noHypermedia);
   for (const { path, response } of (await representations(target)).filter((r) => r.item)) {
     const self = linkOf(response.json, 'self');
@@ -67,7 +68,7 @@ test('every item carries a self link to its own path', { tag: ['@LINKS-SELF-EVER
   }
 });
 
-test('every link resolves: GET links answer 200, self returns the same resource, actions accept their method', { tag: ['@LINKS-HREF-RESOLVES', '@generic'], annotation: [{ type: 'requirement', description: 'LINKS-HREF-RESOLVES' }] }, async ({ target, profile }) => {
+test('every link resolves: GET links answer 200, self returns the same resource, actions accept their method', req('LINKS-HREF-RESOLVES', '@generic'), async ({ target, profile }) => {
   test.skip(!profile.features?.hypermedia, noHypermedia);
   let followed = 0;
   for (const { path, response, ownedByCaller } of await representations(target)) {

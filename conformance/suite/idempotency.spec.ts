@@ -4,6 +4,7 @@
  * `other` caller (else `valid`) and hold one lock, so no other test creates in it meanwhile.
  */
 import { test, expect } from '../fixtures.ts';
+import { req } from '../support/requirement.ts';
 import { delay } from '../support/http.ts';
 import type { HttpResponse } from '../support/http.ts';
 import { describe, problemIssues } from '../support/problem.ts';
@@ -53,7 +54,7 @@ function idOf(response: HttpResponse): unknown {
   return (response.json as { id?: unknown } | undefined)?.id ?? response.headers.location;
 }
 
-test('POST accepts an Idempotency-Key and works without one', { tag: ['@IDEMPOTENCY-KEY-ACCEPTED', '@idempotency', '@smoke'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-KEY-ACCEPTED' }] }, async ({ target }) => {
+test('POST accepts an Idempotency-Key and works without one', req('IDEMPOTENCY-KEY-ACCEPTED', '@idempotency', '@smoke'), async ({ target }) => {
   const e = endpoint(target);
   test.skip(!e, noEndpoint);
   if (!e) return;
@@ -63,7 +64,7 @@ test('POST accepts an Idempotency-Key and works without one', { tag: ['@IDEMPOTE
   expect(succeeded(without), describe(without)).toBe(true);
 });
 
-test('a replay returns the stored status, body and Location', { tag: ['@IDEMPOTENCY-REPLAY', '@idempotency', '@smoke'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-REPLAY' }] }, async ({ target }) => {
+test('a replay returns the stored status, body and Location', req('IDEMPOTENCY-REPLAY', '@idempotency', '@smoke'), async ({ target }) => {
   const e = endpoint(target);
   test.skip(!e, noEndpoint);
   if (!e) return;
@@ -78,7 +79,7 @@ test('a replay returns the stored status, body and Location', { tag: ['@IDEMPOTE
   }
 });
 
-test('a replay does not repeat the work: the collection grows by one', { tag: ['@IDEMPOTENCY-NO-REPEAT-WORK', '@idempotency'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-NO-REPEAT-WORK' }] }, async ({ target }) => {
+test('a replay does not repeat the work: the collection grows by one', req('IDEMPOTENCY-NO-REPEAT-WORK', '@idempotency'), async ({ target }) => {
   const e = endpoint(target);
   test.skip(!e, noEndpoint);
   if (!e) return;
@@ -91,7 +92,7 @@ test('a replay does not repeat the work: the collection grows by one', { tag: ['
   expect(await count(e), 'three replays created nothing').toBe(before + 1);
 });
 
-test('concurrent requests with one key produce exactly one result', { tag: ['@IDEMPOTENCY-CONCURRENT-ONE-RESULT', '@idempotency'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-CONCURRENT-ONE-RESULT' }] }, async ({ target }) => {
+test('concurrent requests with one key produce exactly one result', req('IDEMPOTENCY-CONCURRENT-ONE-RESULT', '@idempotency'), async ({ target }) => {
   const e = endpoint(target);
   test.skip(!e, noEndpoint);
   if (!e) return;
@@ -108,7 +109,7 @@ test('concurrent requests with one key produce exactly one result', { tag: ['@ID
   expect(later.json, 'a later replay returns that result').toEqual(successes[0]?.json);
 });
 
-test('different keys produce different results', { tag: ['@METHOD-POST-NOT-IDEMPOTENT', '@idempotency'], annotation: [{ type: 'requirement', description: 'METHOD-POST-NOT-IDEMPOTENT' }] }, async ({ target }) => {
+test('different keys produce different results', req('METHOD-POST-NOT-IDEMPOTENT', '@idempotency'), async ({ target }) => {
   const e = endpoint(target);
   test.skip(!e, noEndpoint);
   if (!e) return;
@@ -121,7 +122,7 @@ test('different keys produce different results', { tag: ['@METHOD-POST-NOT-IDEMP
   expect(await count(e)).toBe(before + 2);
 });
 
-test('a key reused with another payload is a 422 problem and creates nothing', { tag: ['@IDEMPOTENCY-KEY-REUSE-MISMATCH', '@idempotency'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-KEY-REUSE-MISMATCH' }] }, async ({ target }) => {
+test('a key reused with another payload is a 422 problem and creates nothing', req('IDEMPOTENCY-KEY-REUSE-MISMATCH', '@idempotency'), async ({ target }) => {
   const e = endpoint(target);
   test.skip(!e, noEndpoint);
   if (!e) return;
@@ -137,7 +138,7 @@ test('a key reused with another payload is a 422 problem and creates nothing', {
   expect(replay.json, 'the stored result is untouched').toEqual(first.json);
 });
 
-test('a replayed 4xx result is the same problem document, media type included', { tag: ['@IDEMPOTENCY-REPLAY', '@PROBLEM-CONTENT-TYPE', '@idempotency'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-REPLAY' }, { type: 'requirement', description: 'PROBLEM-CONTENT-TYPE' }] }, async ({ target }) => {
+test('a replayed 4xx result is the same problem document, media type included', req(['IDEMPOTENCY-REPLAY', 'PROBLEM-CONTENT-TYPE'], '@idempotency'), async ({ target }) => {
   const e = endpoint(target);
   const invalid = target.profile.collections.find((c) => c.path === e?.path && c.invalid)?.invalid;
   test.skip(!e || !invalid, !e ? noEndpoint : 'the profile gives no invalid body for the idempotent endpoint');
@@ -178,7 +179,7 @@ async function catchInFlight(target: Target, e: Endpoint): Promise<HttpResponse 
   return undefined;
 }
 
-test('a request whose key is still in flight is a 409 problem with Retry-After', { tag: ['@IDEMPOTENCY-IN-FLIGHT-409', '@idempotency'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-IN-FLIGHT-409' }] }, async ({ target, multi }) => {
+test('a request whose key is still in flight is a 409 problem with Retry-After', req('IDEMPOTENCY-IN-FLIGHT-409', '@idempotency'), async ({ target, multi }) => {
   const e = endpoint(target);
   test.skip(!e, noEndpoint);
   if (!e) return;
@@ -195,7 +196,7 @@ test('a request whose key is still in flight is a 409 problem with Retry-After',
   expect(inFlight.headers['retry-after'], describe(inFlight)).toMatch(/^\d+$/);
 });
 
-test('keys are scoped per caller', { tag: ['@IDEMPOTENCY-SCOPED-PER-CALLER', '@idempotency'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-SCOPED-PER-CALLER' }] }, async ({ target }) => {
+test('keys are scoped per caller', req('IDEMPOTENCY-SCOPED-PER-CALLER', '@idempotency'), async ({ target }) => {
   const e = endpoint(target);
   const other = target.profile.tokens.other;
   test.skip(!e || !other, !e ? noEndpoint : 'the profile names no second caller (tokens.other)');
@@ -210,7 +211,7 @@ test('keys are scoped per caller', { tag: ['@IDEMPOTENCY-SCOPED-PER-CALLER', '@i
   expect(myReplay.json).toEqual(mine.json);
 });
 
-test('a replay carries Idempotent-Replayed: true and a first execution does not', { tag: ['@IDEMPOTENCY-REPLAYED-HEADER', '@idempotency'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-REPLAYED-HEADER' }] }, async ({ target }) => {
+test('a replay carries Idempotent-Replayed: true and a first execution does not', req('IDEMPOTENCY-REPLAYED-HEADER', '@idempotency'), async ({ target }) => {
   const e = endpoint(target);
   test.skip(!e, noEndpoint);
   if (!e) return;
@@ -221,7 +222,7 @@ test('a replay carries Idempotent-Replayed: true and a first execution does not'
   expect(replay.headers['idempotent-replayed'], describe(replay)).toBe('true');
 });
 
-test('an Idempotency-Key that is not 1-255 printable ASCII characters is a 400', { tag: ['@IDEMPOTENCY-KEY-FORMAT', '@idempotency'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-KEY-FORMAT' }] }, async ({ target }) => {
+test('an Idempotency-Key that is not 1-255 printable ASCII characters is a 400', req('IDEMPOTENCY-KEY-FORMAT', '@idempotency'), async ({ target }) => {
   const e = endpoint(target);
   test.skip(!e, noEndpoint);
   if (!e) return;
@@ -234,7 +235,7 @@ test('an Idempotency-Key that is not 1-255 printable ASCII characters is a 400',
   expect(succeeded(longest), describe(longest)).toBe(true);
 });
 
-test('every POST collection accepts an Idempotency-Key', { tag: ['@IDEMPOTENCY-KEY-ALL-POSTS', '@idempotency'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-KEY-ALL-POSTS' }] }, async ({ target }) => {
+test('every POST collection accepts an Idempotency-Key', req('IDEMPOTENCY-KEY-ALL-POSTS', '@idempotency'), async ({ target }) => {
   const collections = target.profile.collections.filter((c) => c.create && c.methods.includes('POST'));
   test.skip(collections.length === 0, 'no collection of the profile has a create body');
   for (const collection of collections) {
@@ -247,7 +248,7 @@ test('every POST collection accepts an Idempotency-Key', { tag: ['@IDEMPOTENCY-K
   }
 });
 
-test('a 5xx result is not stored and a 4xx result is', { tag: ['@IDEMPOTENCY-5XX-NOT-STORED', '@idempotency'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-5XX-NOT-STORED' }] }, async ({ target }) => {
+test('a 5xx result is not stored and a 4xx result is', req('IDEMPOTENCY-5XX-NOT-STORED', '@idempotency'), async ({ target }) => {
   const e = endpoint(target);
   const fault = target.profile.features?.faultInjection;
   test.skip(!e || !fault, !e ? noEndpoint : 'the profile declares no fault-injection header');

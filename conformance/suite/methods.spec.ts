@@ -4,6 +4,7 @@
  * GET, PUT and DELETE against POST.
  */
 import { test, expect } from '../fixtures.ts';
+import { req } from '../support/requirement.ts';
 import { describe, problemIssues } from '../support/problem.ts';
 import { fillTemplate } from '../support/template.ts';
 import type { Target } from '../support/target.ts';
@@ -43,7 +44,7 @@ async function disallowedAnswers(target: Target): Promise<{ path: PathUnderTest;
   return answers;
 }
 
-test('every method a path does not allow is a 405 problem', { tag: ['@METHOD-NOT-ALLOWED-405', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'METHOD-NOT-ALLOWED-405' }] }, async ({ target }) => {
+test('every method a path does not allow is a 405 problem', req('METHOD-NOT-ALLOWED-405', '@generic', '@smoke'), async ({ target }) => {
   const answers = await disallowedAnswers(target);
   test.skip(answers.length === 0, 'every path of the profile allows every standard method');
   for (const { method, response } of answers) {
@@ -52,7 +53,7 @@ test('every method a path does not allow is a 405 problem', { tag: ['@METHOD-NOT
   }
 });
 
-test('every 405 lists exactly the allowed methods in Allow', { tag: ['@METHOD-ALLOW-HEADER', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'METHOD-ALLOW-HEADER' }] }, async ({ target }) => {
+test('every 405 lists exactly the allowed methods in Allow', req('METHOD-ALLOW-HEADER', '@generic', '@smoke'), async ({ target }) => {
   const answers = await disallowedAnswers(target);
   test.skip(answers.length === 0, 'every path of the profile allows every standard method');
   for (const { path, response } of answers.filter((a) => a.response.status === 405)) {
@@ -61,7 +62,7 @@ test('every 405 lists exactly the allowed methods in Allow', { tag: ['@METHOD-AL
   expect(answers.some((a) => a.response.status === 405), 'at least one 405 was answered').toBe(true);
 });
 
-test('an unknown method on a known path is a 405 with Allow', { tag: ['@METHOD-UNKNOWN-405', '@generic'], annotation: [{ type: 'requirement', description: 'METHOD-UNKNOWN-405' }] }, async ({ target }) => {
+test('an unknown method on a known path is a 405 with Allow', req('METHOD-UNKNOWN-405', '@generic'), async ({ target }) => {
   const collection = target.profile.collections[0];
   if (!collection) return;
   const response = await target.client.request('BREW', collection.path);
@@ -70,7 +71,7 @@ test('an unknown method on a known path is a 405 with Allow', { tag: ['@METHOD-U
   expect(allowSet(response.headers.allow)).toEqual([...collection.methods].sort());
 });
 
-test('OPTIONS on every path lists the allowed methods', { tag: ['@METHOD-OPTIONS-ALLOW', '@generic'], annotation: [{ type: 'requirement', description: 'METHOD-OPTIONS-ALLOW' }] }, async ({ target }) => {
+test('OPTIONS on every path lists the allowed methods', req('METHOD-OPTIONS-ALLOW', '@generic'), async ({ target }) => {
   for (const path of await pathsUnderTest(target)) {
     const response = await target.client.request('OPTIONS', path.path);
     expect(response.status, describe(response)).toBe(204);
@@ -78,7 +79,7 @@ test('OPTIONS on every path lists the allowed methods', { tag: ['@METHOD-OPTIONS
   }
 });
 
-test('HEAD answers the status and headers of GET without a body', { tag: ['@METHOD-HEAD-AS-GET', '@generic'], annotation: [{ type: 'requirement', description: 'METHOD-HEAD-AS-GET' }] }, async ({ target }) => {
+test('HEAD answers the status and headers of GET without a body', req('METHOD-HEAD-AS-GET', '@generic'), async ({ target }) => {
   for (const path of (await pathsUnderTest(target)).filter((p) => p.allowed.includes('GET'))) {
     const get = await target.client.get(path.path);
     const head = await target.client.request('HEAD', path.path);
@@ -88,7 +89,7 @@ test('HEAD answers the status and headers of GET without a body', { tag: ['@METH
   }
 });
 
-test('repeating a GET returns the same representation', { tag: ['@METHOD-GET-IDEMPOTENT', '@generic'], annotation: [{ type: 'requirement', description: 'METHOD-GET-IDEMPOTENT' }] }, async ({ target }) => {
+test('repeating a GET returns the same representation', req('METHOD-GET-IDEMPOTENT', '@generic'), async ({ target }) => {
   const collection = target.collectionsWithItems().find((c) => c.itemMethods.includes('GET'));
   test.skip(!collection, 'no item path of the profile allows GET');
   if (!collection) return;
@@ -110,7 +111,7 @@ function withoutServerMaintained(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).filter(([k]) => !serverMaintained.includes(k)));
 }
 
-test('repeating the same PUT leaves the same state', { tag: ['@METHOD-PUT-IDEMPOTENT', '@generic'], annotation: [{ type: 'requirement', description: 'METHOD-PUT-IDEMPOTENT' }] }, async ({ target }) => {
+test('repeating the same PUT leaves the same state', req('METHOD-PUT-IDEMPOTENT', '@generic'), async ({ target }) => {
   const collection = target.collectionsWithItems().find((c) => c.replace && c.itemMethods.includes('PUT'));
   test.skip(!collection, 'no collection of the profile has a replace body');
   if (!collection) return;
@@ -129,7 +130,7 @@ test('repeating the same PUT leaves the same state', { tag: ['@METHOD-PUT-IDEMPO
   expect(states[2]).toEqual(states[0]);
 });
 
-test('repeating a DELETE leaves the item gone', { tag: ['@METHOD-DELETE-IDEMPOTENT', '@generic'], annotation: [{ type: 'requirement', description: 'METHOD-DELETE-IDEMPOTENT' }] }, async ({ target }) => {
+test('repeating a DELETE leaves the item gone', req('METHOD-DELETE-IDEMPOTENT', '@generic'), async ({ target }) => {
   const collection = target.collectionsWithItems().find((c) => c.create && c.itemMethods.includes('DELETE') && c.methods.includes('POST'));
   test.skip(!collection, 'no collection of the profile can create and delete items');
   if (!collection) return;
@@ -144,7 +145,7 @@ test('repeating a DELETE leaves the item gone', { tag: ['@METHOD-DELETE-IDEMPOTE
   expect((await target.client.get(path)).status).toBe(404);
 });
 
-test('a POST without a key creates a new resource each time', { tag: ['@METHOD-POST-NOT-IDEMPOTENT', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'METHOD-POST-NOT-IDEMPOTENT' }] }, async ({ target }) => {
+test('a POST without a key creates a new resource each time', req('METHOD-POST-NOT-IDEMPOTENT', '@generic', '@smoke'), async ({ target }) => {
   const idem = target.profile.idempotency;
   const collection = target.creatable();
   test.skip(!idem && !collection, 'the profile gives no body to POST');

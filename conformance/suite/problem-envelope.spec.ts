@@ -4,6 +4,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { test, expect } from '../fixtures.ts';
+import { req } from '../support/requirement.ts';
 import { PROBLEM_TYPE_BASE } from '../../spec/problem-types.ts';
 import { getValidator } from '../../spec/schemas.ts';
 import { fillTemplate, uniqueValue } from '../support/template.ts';
@@ -12,7 +13,7 @@ import { provokeAll } from '../support/provocations.ts';
 import { delay } from '../support/http.ts';
 import type { HttpResponse } from '../support/http.ts';
 
-test('every provoked error is served as application/problem+json', { tag: ['@PROBLEM-CONTENT-TYPE', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'PROBLEM-CONTENT-TYPE' }] }, async ({ target }) => {
+test('every provoked error is served as application/problem+json', req('PROBLEM-CONTENT-TYPE', '@generic', '@smoke'), async ({ target }) => {
   const results = await provokeAll(target);
   const issues = results.map(({ provocation, response }) => {
     const issue = contentTypeIssue(response);
@@ -21,7 +22,7 @@ test('every provoked error is served as application/problem+json', { tag: ['@PRO
   expect(issues.filter(Boolean), 'responses not served as problem documents').toEqual([]);
 });
 
-test('every provoked error carries the problem members with their types', { tag: ['@PROBLEM-MEMBERS', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'PROBLEM-MEMBERS' }] }, async ({ target }) => {
+test('every provoked error carries the problem members with their types', req('PROBLEM-MEMBERS', '@generic', '@smoke'), async ({ target }) => {
   const results = await provokeAll(target);
   const issues = results.map(({ provocation, response }) => {
     const issue = membersIssue(response);
@@ -30,7 +31,7 @@ test('every provoked error carries the problem members with their types', { tag:
   expect(issues.filter(Boolean), 'problem documents with missing or mistyped members').toEqual([]);
 });
 
-test('the problem status equals the HTTP status of every provoked error', { tag: ['@PROBLEM-STATUS-MATCHES', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'PROBLEM-STATUS-MATCHES' }] }, async ({ target }) => {
+test('the problem status equals the HTTP status of every provoked error', req('PROBLEM-STATUS-MATCHES', '@generic', '@smoke'), async ({ target }) => {
   const results = await provokeAll(target);
   const issues = results.map(({ provocation, response }) => {
     const issue = response.status === provocation.status ? statusIssue(response) : `expected HTTP ${provocation.status}: ${describe(response)}`;
@@ -39,7 +40,7 @@ test('the problem status equals the HTTP status of every provoked error', { tag:
   expect(issues.filter(Boolean)).toEqual([]);
 });
 
-test('the problem type is an absolute URI or about:blank', { tag: ['@PROBLEM-TYPE-URI', '@generic'], annotation: [{ type: 'requirement', description: 'PROBLEM-TYPE-URI' }] }, async ({ target }) => {
+test('the problem type is an absolute URI or about:blank', req('PROBLEM-TYPE-URI', '@generic'), async ({ target }) => {
   const results = await provokeAll(target);
   const issues: string[] = [];
   for (const { provocation, response } of results) {
@@ -53,7 +54,7 @@ test('the problem type is an absolute URI or about:blank', { tag: ['@PROBLEM-TYP
   expect(new Set(unknown401).size, 'two 401s of the same kind name different types').toBeLessThanOrEqual(1);
 });
 
-test('the problem instance is the request path', { tag: ['@PROBLEM-INSTANCE', '@generic'], annotation: [{ type: 'requirement', description: 'PROBLEM-INSTANCE' }] }, async ({ target }) => {
+test('the problem instance is the request path', req('PROBLEM-INSTANCE', '@generic'), async ({ target }) => {
   const results = await provokeAll(target);
   const issues = results.map(({ provocation, response }) => {
     const path = new URL(response.request.url).pathname;
@@ -63,7 +64,7 @@ test('the problem instance is the request path', { tag: ['@PROBLEM-INSTANCE', '@
   expect(issues.filter(Boolean)).toEqual([]);
 });
 
-test('every provoked error uses one and the same envelope', { tag: ['@PROBLEM-SAME-ENVELOPE', '@generic'], annotation: [{ type: 'requirement', description: 'PROBLEM-SAME-ENVELOPE' }] }, async ({ target }) => {
+test('every provoked error uses one and the same envelope', req('PROBLEM-SAME-ENVELOPE', '@generic'), async ({ target }) => {
   const results = await provokeAll(target);
   expect(results.length).toBeGreaterThanOrEqual(4);
   const issues = results.flatMap(({ provocation, response }) => problemIssues(response).map((i) => `${provocation.name}: ${i}`));
@@ -76,7 +77,7 @@ test('every provoked error uses one and the same envelope', { tag: ['@PROBLEM-SA
   expect([...shapes.entries()].map(([shape, names]) => `${shape} ← ${names.join(', ')}`), 'envelopes differ between errors').toHaveLength(1);
 });
 
-test('client errors are 4xx and the corrected request succeeds', { tag: ['@STATUS-4XX-CLIENT-FAULT', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-4XX-CLIENT-FAULT' }] }, async ({ target }) => {
+test('client errors are 4xx and the corrected request succeeds', req('STATUS-4XX-CLIENT-FAULT', '@generic'), async ({ target }) => {
   const results = await provokeAll(target);
   const clientErrors = results.filter(({ provocation }) => provocation.status < 500);
   for (const { provocation, response } of clientErrors) {
@@ -87,7 +88,7 @@ test('client errors are 4xx and the corrected request succeeds', { tag: ['@STATU
   expect(corrected.status, `the same request with the valid token: ${describe(corrected)}`).toBeLessThan(400);
 });
 
-test('server faults are 5xx, bad requests never are, and the unchanged request then succeeds', { tag: ['@STATUS-5XX-SERVER-FAULT', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-5XX-SERVER-FAULT' }] }, async ({ target }) => {
+test('server faults are 5xx, bad requests never are, and the unchanged request then succeeds', req('STATUS-5XX-SERVER-FAULT', '@generic'), async ({ target }) => {
   const results = await provokeAll(target);
   for (const { provocation, response } of results.filter((r) => r.provocation.status < 500)) {
     expect(response.status, `${provocation.name} is a client error: ${describe(response)}`).toBeLessThan(500);
@@ -102,7 +103,7 @@ test('server faults are 5xx, bad requests never are, and the unchanged request t
   expect(again.status, `the unchanged request after the fault: ${describe(again)}`).toBe(200);
 });
 
-test('a 5xx body is generic: no stack trace, no error message, no internals', { tag: ['@STATUS-500-GENERIC', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-500-GENERIC' }] }, async ({ target }) => {
+test('a 5xx body is generic: no stack trace, no error message, no internals', req('STATUS-500-GENERIC', '@generic'), async ({ target }) => {
   const fault = target.profile.features?.faultInjection;
   const first = target.profile.collections[0];
   test.skip(!fault || !first, 'the profile declares no fault-injection header, so no 5xx can be provoked');
@@ -121,7 +122,7 @@ test('a 5xx body is generic: no stack trace, no error message, no internals', { 
   }
 });
 
-test('a 503 for an unavailable dependency carries Retry-After', { tag: ['@STATUS-503-RETRY-AFTER', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-503-RETRY-AFTER' }] }, async ({ target }) => {
+test('a 503 for an unavailable dependency carries Retry-After', req('STATUS-503-RETRY-AFTER', '@generic'), async ({ target }) => {
   const fault = target.profile.features?.faultInjection;
   const first = target.profile.collections[0];
   test.skip(!fault || !first, 'the profile declares no fault-injection header, so no 503 can be provoked');
@@ -131,7 +132,7 @@ test('a 503 for an unavailable dependency carries Retry-After', { tag: ['@STATUS
   expect(response.headers['retry-after'], describe(response)).toMatch(/^\d+$/);
 });
 
-test('plain status errors use type about:blank with the reason phrase as title', { tag: ['@PROBLEM-ABOUT-BLANK', '@generic'], annotation: [{ type: 'requirement', description: 'PROBLEM-ABOUT-BLANK' }] }, async ({ target }) => {
+test('plain status errors use type about:blank with the reason phrase as title', req('PROBLEM-ABOUT-BLANK', '@generic'), async ({ target }) => {
   const plain = (await provokeAll(target)).filter(({ provocation }) => provocation.status !== 422);
   expect(plain.length).toBeGreaterThan(0);
   for (const { provocation, response } of plain) {
@@ -141,7 +142,7 @@ test('plain status errors use type about:blank with the reason phrase as title',
   }
 });
 
-test('typed problems use the decided type URIs', { tag: ['@PROBLEM-TYPE-CATALOGUE', '@generic'], annotation: [{ type: 'requirement', description: 'PROBLEM-TYPE-CATALOGUE' }] }, async ({ target, profile }) => {
+test('typed problems use the decided type URIs', req('PROBLEM-TYPE-CATALOGUE', '@generic'), async ({ target, profile }) => {
   const invalid = profile.collections.find((c) => c.invalid && c.methods.includes('POST'));
   const idem = profile.idempotency;
   test.skip(!invalid && !idem, 'the profile gives neither an invalid body nor an idempotent endpoint');
@@ -175,7 +176,7 @@ test('typed problems use the decided type URIs', { tag: ['@PROBLEM-TYPE-CATALOGU
   }
 });
 
-test('extension members add context without changing the standard members', { tag: ['@PROBLEM-EXTENSION-MEMBERS', '@generic'], annotation: [{ type: 'requirement', description: 'PROBLEM-EXTENSION-MEMBERS' }] }, async ({ target, profile }) => {
+test('extension members add context without changing the standard members', req('PROBLEM-EXTENSION-MEMBERS', '@generic'), async ({ target, profile }) => {
   const invalid = profile.collections.find((c) => c.invalid && c.methods.includes('POST'));
   test.skip(!invalid?.invalid, 'the profile gives no invalid body');
   if (!invalid?.invalid) return;

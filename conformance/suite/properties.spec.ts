@@ -4,6 +4,7 @@
  * the profile's `runs.properties`.
  */
 import { test, expect, propertyRuns } from '../fixtures.ts';
+import { req } from '../support/requirement.ts';
 import fc from 'fast-check';
 import { validationErrors } from '../../spec/schemas.ts';
 import { invalidPaymentBody } from '../arbitraries/invalid-payment-body.ts';
@@ -15,7 +16,7 @@ import { errorFields, problemIssues } from '../support/problem.ts';
 import { fillTemplate, itemPathFor } from '../support/template.ts';
 import type { ProfileCollection } from '../target/profile.ts';
 
-test('any invalid payment body is a 422 naming exactly its invalid fields', { tag: ['@VALIDATION-ALL-FIELDS', '@property', '@example-api'], annotation: [{ type: 'requirement', description: 'VALIDATION-ALL-FIELDS' }] }, async ({ target, profile }) => {
+test('any invalid payment body is a 422 naming exactly its invalid fields', req('VALIDATION-ALL-FIELDS', '@property', '@example-api'), async ({ target, profile }) => {
   test.skip(!profile.features?.exampleApi, 'the profile does not declare features.exampleApi (the property uses POST /payments)');
   await assertProperty(
     'invalid payment bodies get 422 naming exactly the invalid fields',
@@ -32,7 +33,7 @@ test('any invalid payment body is a 422 naming exactly its invalid fields', { ta
   );
 });
 
-test('any malformed JSON body is a 400 problem', { tag: ['@STATUS-400-MALFORMED-JSON', '@property', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-400-MALFORMED-JSON' }] }, async ({ target, profile }) => {
+test('any malformed JSON body is a 400 problem', req('STATUS-400-MALFORMED-JSON', '@property', '@generic'), async ({ target, profile }) => {
   const paths = profile.collections.filter((c) => c.methods.includes('POST')).map((c) => c.path);
   test.skip(paths.length === 0, 'no collection of the profile allows POST');
   await assertProperty(
@@ -48,7 +49,7 @@ test('any malformed JSON body is a 400 problem', { tag: ['@STATUS-400-MALFORMED-
   );
 });
 
-test('any unknown id is a 404 problem', { tag: ['@STATUS-404-UNKNOWN-RESOURCE', '@property', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-404-UNKNOWN-RESOURCE' }] }, async ({ target, profile }) => {
+test('any unknown id is a 404 problem', req('STATUS-404-UNKNOWN-RESOURCE', '@property', '@generic'), async ({ target, profile }) => {
   const collections = target.collectionsWithItems().filter((c) => c.itemMethods.includes('GET'));
   test.skip(collections.length === 0, 'the profile declares no item path that allows GET');
   await assertProperty(
@@ -69,7 +70,7 @@ interface Route {
   item: boolean;
 }
 
-test('every method on every route succeeds or is a 405 whose Allow matches the route', { tag: ['@METHOD-NOT-ALLOWED-405', '@METHOD-ALLOW-HEADER', '@property', '@generic'], annotation: [{ type: 'requirement', description: 'METHOD-NOT-ALLOWED-405' }, { type: 'requirement', description: 'METHOD-ALLOW-HEADER' }] }, async ({ target, profile }) => {
+test('every method on every route succeeds or is a 405 whose Allow matches the route', req(['METHOD-NOT-ALLOWED-405', 'METHOD-ALLOW-HEADER'], '@property', '@generic'), async ({ target, profile }) => {
   const routes: Route[] = profile.collections.flatMap((collection) => [
     { collection, item: false },
     ...(collection.itemPath && collection.itemMethods ? [{ collection, item: true }] : []),

@@ -4,6 +4,7 @@
  * whole run (see `limitedToken`); expectations come from the headers and measured time, with tolerances.
  */
 import { test as suite, expect } from '../fixtures.ts';
+import { req } from '../support/requirement.ts';
 import type { MultiTarget } from '../fixtures.ts';
 import { delay } from '../support/http.ts';
 import type { HttpResponse } from '../support/http.ts';
@@ -115,7 +116,7 @@ async function policyOf(profile: TargetProfile, bucket: Bucket): Promise<Policy>
 
 const leakyDeclared = 'the profile declares rateLimit.algorithm "leaky-bucket": this is a rule of the token bucket';
 
-test('every response of a limited route carries the three RateLimit headers', { tag: ['@RATE-LIMIT-HEADERS-EVERY-RESPONSE', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-HEADERS-EVERY-RESPONSE' }] }, async ({ target }) => {
+test('every response of a limited route carries the three RateLimit headers', req('RATE-LIMIT-HEADERS-EVERY-RESPONSE', '@rate-limit'), async ({ target }) => {
   const responses = (await provokeAll(target)).map((r) => r.response);
   for (const c of target.profile.collections.filter((c) => c.methods.includes('GET'))) responses.push(await target.client.get(c.path));
   for (const response of responses) {
@@ -124,7 +125,7 @@ test('every response of a limited route carries the three RateLimit headers', { 
   }
 });
 
-test('a full bucket admits a burst of RateLimit-Limit requests, then answers 429', { tag: ['@RATE-LIMIT-BURST-CAPACITY', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-BURST-CAPACITY' }] }, async ({ target, profile, limitedToken }) => {
+test('a full bucket admits a burst of RateLimit-Limit requests, then answers 429', req('RATE-LIMIT-BURST-CAPACITY', '@rate-limit'), async ({ target, profile, limitedToken }) => {
   test.skip(algorithmOf(profile) === 'leaky-bucket', leakyDeclared);
   const { policy, judged } = await burstOnFullBucket(target, profile, limitedToken);
   const limit = rateHeaders(judged.responses[0] as HttpResponse).limit;
@@ -136,7 +137,7 @@ test('a full bucket admits a burst of RateLimit-Limit requests, then answers 429
   test.skip(!judged.conclusive, inconclusive(judged, policy));
 });
 
-test('no burst is admitted beyond what the caller\'s own headers announced', { tag: ['@RATE-LIMIT-NO-ADMISSION-BEYOND-ANNOUNCED', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-NO-ADMISSION-BEYOND-ANNOUNCED' }] }, async ({ target, profile, limitedToken }) => {
+test('no burst is admitted beyond what the caller\'s own headers announced', req('RATE-LIMIT-NO-ADMISSION-BEYOND-ANNOUNCED', '@rate-limit'), async ({ target, profile, limitedToken }) => {
   const slow = profile.tokens.rateLimitSlow;
   if (slow && algorithmOf(profile) === 'token-bucket') {
     // Exact: at a slow refill the caller's RateLimit-Remaining and RateLimit-Reset give its tokens to a
@@ -164,7 +165,7 @@ test('no burst is admitted beyond what the caller\'s own headers announced', { t
   test.skip(!judged.conclusive, inconclusive(judged, policy));
 });
 
-test('a request over the limit is a 429 and is not processed', { tag: ['@RATE-LIMIT-429', '@rate-limit', '@smoke'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-429' }] }, async ({ target, profile, limitedToken }) => {
+test('a request over the limit is a 429 and is not processed', req('RATE-LIMIT-429', '@rate-limit', '@smoke'), async ({ target, profile, limitedToken }) => {
   const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
@@ -194,7 +195,7 @@ test('a request over the limit is a 429 and is not processed', { tag: ['@RATE-LI
   test.skip(true, 'inconclusive: in 3 rounds the request right after a 429 found a refilled token each time (a slow machine or network)');
 });
 
-test('a 429 is a problem document with status 429', { tag: ['@RATE-LIMIT-PROBLEM-BODY', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-PROBLEM-BODY' }] }, async ({ target, profile, limitedToken }) => {
+test('a 429 is a problem document with status 429', req('RATE-LIMIT-PROBLEM-BODY', '@rate-limit'), async ({ target, profile, limitedToken }) => {
   const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
@@ -203,7 +204,7 @@ test('a 429 is a problem document with status 429', { tag: ['@RATE-LIMIT-PROBLEM
   expect((rejected.json as { status?: unknown }).status).toBe(429);
 });
 
-test('a 429 carries RateLimit-Limit, the capacity', { tag: ['@RATE-LIMIT-HEADER-LIMIT', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-HEADER-LIMIT' }] }, async ({ target, profile, limitedToken }) => {
+test('a 429 carries RateLimit-Limit, the capacity', req('RATE-LIMIT-HEADER-LIMIT', '@rate-limit'), async ({ target, profile, limitedToken }) => {
   const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
@@ -213,7 +214,7 @@ test('a 429 carries RateLimit-Limit, the capacity', { tag: ['@RATE-LIMIT-HEADER-
   if (profile.rateLimit) expect(limit).toBe(profile.rateLimit.capacity);
 });
 
-test('a 429 carries RateLimit-Remaining, an integer no greater than the limit', { tag: ['@RATE-LIMIT-HEADER-REMAINING', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-HEADER-REMAINING' }] }, async ({ target, profile, limitedToken }) => {
+test('a 429 carries RateLimit-Remaining, an integer no greater than the limit', req('RATE-LIMIT-HEADER-REMAINING', '@rate-limit'), async ({ target, profile, limitedToken }) => {
   const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
@@ -224,7 +225,7 @@ test('a 429 carries RateLimit-Remaining, an integer no greater than the limit', 
   expect(remaining, 'nothing is left when a request is rejected').toBe(0);
 });
 
-test('a 429 carries Retry-After in delta-seconds, at least 1', { tag: ['@RATE-LIMIT-RETRY-AFTER', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-RETRY-AFTER' }] }, async ({ target, profile, limitedToken }) => {
+test('a 429 carries Retry-After in delta-seconds, at least 1', req('RATE-LIMIT-RETRY-AFTER', '@rate-limit'), async ({ target, profile, limitedToken }) => {
   const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
@@ -236,7 +237,7 @@ test('a 429 carries Retry-After in delta-seconds, at least 1', { tag: ['@RATE-LI
   expect(retryAfter ?? Number.POSITIVE_INFINITY, 'no longer than one token takes to refill, rounded up').toBeLessThanOrEqual(Math.ceil(1 / policy.refillPerSecond) + (policy.estimated ? 1 : 0));
 });
 
-test('the 429 problem is typed rate-limited and repeats limit and retryAfter', { tag: ['@RATE-LIMIT-PROBLEM-MEMBERS', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-PROBLEM-MEMBERS' }] }, async ({ target, profile, limitedToken }) => {
+test('the 429 problem is typed rate-limited and repeats limit and retryAfter', req('RATE-LIMIT-PROBLEM-MEMBERS', '@rate-limit'), async ({ target, profile, limitedToken }) => {
   const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
@@ -248,7 +249,7 @@ test('the 429 problem is typed rate-limited and repeats limit and retryAfter', {
   expect(body.retryAfter).toBe(headers.retryAfter);
 });
 
-test('one caller exhausting its limit does not limit another caller', { tag: ['@RATE-LIMIT-PER-CALLER', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-PER-CALLER' }] }, async ({ target, profile, limitedToken }) => {
+test('one caller exhausting its limit does not limit another caller', req('RATE-LIMIT-PER-CALLER', '@rate-limit'), async ({ target, profile, limitedToken }) => {
   const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
@@ -272,7 +273,7 @@ test('one caller exhausting its limit does not limit another caller', { tag: ['@
   }
 });
 
-test('a known token is its own caller and an unknown token is not charged to it', { tag: ['@RATE-LIMIT-CALLER-IDENTITY', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-CALLER-IDENTITY' }] }, async ({ target, profile, limitedToken }) => {
+test('a known token is its own caller and an unknown token is not charged to it', req('RATE-LIMIT-CALLER-IDENTITY', '@rate-limit'), async ({ target, profile, limitedToken }) => {
   const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
@@ -284,7 +285,7 @@ test('a known token is its own caller and an unknown token is not charged to it'
   expect(rateHeaders(anonymous).remaining ?? 0, 'the address has its own bucket').toBeGreaterThan(0);
 });
 
-test('a request sent Retry-After seconds after a 429 is admitted', { tag: ['@RATE-LIMIT-RETRY-AFTER-HONEST', '@rate-limit', '@smoke'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-RETRY-AFTER-HONEST' }] }, async ({ target, profile, limitedToken }) => {
+test('a request sent Retry-After seconds after a 429 is admitted', req('RATE-LIMIT-RETRY-AFTER-HONEST', '@rate-limit', '@smoke'), async ({ target, profile, limitedToken }) => {
   const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
@@ -304,7 +305,7 @@ test('a request sent Retry-After seconds after a 429 is admitted', { tag: ['@RAT
   }
 });
 
-test('after a burst, requests are admitted at the steady refill rate', { tag: ['@RATE-LIMIT-REFILL-RATE', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-REFILL-RATE' }] }, async ({ target, profile, limitedToken }) => {
+test('after a burst, requests are admitted at the steady refill rate', req('RATE-LIMIT-REFILL-RATE', '@rate-limit'), async ({ target, profile, limitedToken }) => {
   const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
@@ -330,7 +331,7 @@ test('after a burst, requests are admitted at the steady refill rate', { tag: ['
   }
 });
 
-test('RateLimit-Reset is delta-seconds consistent with the refill, and the bucket is full after it', { tag: ['@RATE-LIMIT-HEADER-RESET', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-HEADER-RESET' }] }, async ({ target, profile, limitedToken }) => {
+test('RateLimit-Reset is delta-seconds consistent with the refill, and the bucket is full after it', req('RATE-LIMIT-HEADER-RESET', '@rate-limit'), async ({ target, profile, limitedToken }) => {
   const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
@@ -348,7 +349,7 @@ test('RateLimit-Reset is delta-seconds consistent with the refill, and the bucke
   expect(rateHeaders(next).remaining, `after RateLimit-Reset seconds the bucket is full again: ${describe(next)}`).toBe((limit ?? 0) - 1);
 });
 
-test('each admitted request lowers RateLimit-Remaining by one', { tag: ['@RATE-LIMIT-ONE-TOKEN-PER-REQUEST', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-ONE-TOKEN-PER-REQUEST' }] }, async ({ target, profile, limitedToken }) => {
+test('each admitted request lowers RateLimit-Remaining by one', req('RATE-LIMIT-ONE-TOKEN-PER-REQUEST', '@rate-limit'), async ({ target, profile, limitedToken }) => {
   const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
@@ -374,7 +375,7 @@ test('each admitted request lowers RateLimit-Remaining by one', { tag: ['@RATE-L
   }
 });
 
-test('unknown paths and errors count against the caller too', { tag: ['@RATE-LIMIT-EVERY-ROUTE', '@rate-limit'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-EVERY-ROUTE' }] }, async ({ target, profile, limitedToken }) => {
+test('unknown paths and errors count against the caller too', req('RATE-LIMIT-EVERY-ROUTE', '@rate-limit'), async ({ target, profile, limitedToken }) => {
   const bucket = bucketFor(target, limitedToken);
   test.skip(!bucket, noToken);
   if (!bucket) return;
@@ -402,7 +403,7 @@ test('unknown paths and errors count against the caller too', { tag: ['@RATE-LIM
   expect(spent).toBeLessThanOrEqual(counted);
 });
 
-test('two instances share one limit: a burst split across them admits the capacity once', { tag: ['@RATE-LIMIT-SHARED-STORE', '@rate-limit', '@multi-target'], annotation: [{ type: 'requirement', description: 'RATE-LIMIT-SHARED-STORE' }] }, async ({ multi, limitedToken }) => {
+test('two instances share one limit: a burst split across them admits the capacity once', req('RATE-LIMIT-SHARED-STORE', '@rate-limit', '@multi-target'), async ({ multi, limitedToken }) => {
   const m: MultiTarget = multi;
   test.skip(!m.profile, m.skip ?? '');
   if (!m.profile) return;

@@ -4,6 +4,7 @@
  * The shared rate limit is checked in rate-limit.spec.ts (it needs the rate-limit token's lock).
  */
 import { test, expect } from '../fixtures.ts';
+import { req } from '../support/requirement.ts';
 import type { MultiTarget } from '../fixtures.ts';
 import { describe } from '../support/problem.ts';
 import { Target } from '../support/target.ts';
@@ -16,7 +17,7 @@ function instances(multi: MultiTarget): Target[] {
   return profile.baseUrls.map((url) => new Target(profile, url));
 }
 
-test('a resource created through one instance is read, changed and deleted through the others', { tag: ['@STATELESS-ANY-INSTANCE', '@multi-target'], annotation: [{ type: 'requirement', description: 'STATELESS-ANY-INSTANCE' }] }, async ({ multi }) => {
+test('a resource created through one instance is read, changed and deleted through the others', req('STATELESS-ANY-INSTANCE', '@multi-target'), async ({ multi }) => {
   test.skip(!multi.profile, multi.skip ?? '');
   const [a, b] = instances(multi);
   if (!a || !b) return;
@@ -40,7 +41,7 @@ test('a resource created through one instance is read, changed and deleted throu
   }
 });
 
-test('a key used on one instance replays on another', { tag: ['@IDEMPOTENCY-REPLAY', '@STATELESS-ANY-INSTANCE', '@multi-target', '@idempotency'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-REPLAY' }, { type: 'requirement', description: 'STATELESS-ANY-INSTANCE' }] }, async ({ multi }) => {
+test('a key used on one instance replays on another', req(['IDEMPOTENCY-REPLAY', 'STATELESS-ANY-INSTANCE'], '@multi-target', '@idempotency'), async ({ multi }) => {
   test.skip(!multi.profile, multi.skip ?? '');
   const [a, b] = instances(multi);
   if (!a || !b) return;
@@ -59,7 +60,7 @@ test('a key used on one instance replays on another', { tag: ['@IDEMPOTENCY-REPL
   expect(mismatch.status, `the other instance knows the key's payload: ${describe(mismatch)}`).toBe(422);
 });
 
-test('concurrent requests with one key spread over instances produce one result', { tag: ['@IDEMPOTENCY-CONCURRENT-ONE-RESULT', '@multi-target', '@idempotency'], annotation: [{ type: 'requirement', description: 'IDEMPOTENCY-CONCURRENT-ONE-RESULT' }] }, async ({ multi }) => {
+test('concurrent requests with one key spread over instances produce one result', req('IDEMPOTENCY-CONCURRENT-ONE-RESULT', '@multi-target', '@idempotency'), async ({ multi }) => {
   test.skip(!multi.profile, multi.skip ?? '');
   const targets = instances(multi);
   const idem = targets[0]?.profile.idempotency;

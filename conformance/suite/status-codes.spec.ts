@@ -3,11 +3,12 @@
  * D-BODY, D-ERRORS), driven by the profile's collections.
  */
 import { test, expect } from '../fixtures.ts';
+import { req } from '../support/requirement.ts';
 import { describe, errorFields, problemIssues } from '../support/problem.ts';
 import { fillTemplate, uniqueValue } from '../support/template.ts';
 import { unknownItemPath } from '../support/target.ts';
 
-test('an unknown route is a 404 problem for every method', { tag: ['@STATUS-404-UNKNOWN-ROUTE', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'STATUS-404-UNKNOWN-ROUTE' }] }, async ({ target }) => {
+test('an unknown route is a 404 problem for every method', req('STATUS-404-UNKNOWN-ROUTE', '@generic', '@smoke'), async ({ target }) => {
   const path = `/hac-no-such-route-${uniqueValue()}/deeper`;
   for (const method of ['GET', 'POST', 'PUT', 'DELETE', 'PATCH']) {
     const response = await target.client.request(method, path, method === 'POST' || method === 'PUT' ? { json: {} } : {});
@@ -18,7 +19,7 @@ test('an unknown route is a 404 problem for every method', { tag: ['@STATUS-404-
   expect(head.status, describe(head)).toBe(404);
 });
 
-test('an unknown id is a 404 problem in every collection', { tag: ['@STATUS-404-UNKNOWN-RESOURCE', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'STATUS-404-UNKNOWN-RESOURCE' }] }, async ({ target }) => {
+test('an unknown id is a 404 problem in every collection', req('STATUS-404-UNKNOWN-RESOURCE', '@generic', '@smoke'), async ({ target }) => {
   const collections = target.collectionsWithItems().filter((c) => c.itemMethods.includes('GET'));
   test.skip(collections.length === 0, 'the profile declares no item path that allows GET');
   for (const collection of collections) {
@@ -28,7 +29,7 @@ test('an unknown id is a 404 problem in every collection', { tag: ['@STATUS-404-
   }
 });
 
-test('malformed JSON is a 400 problem', { tag: ['@STATUS-400-MALFORMED-JSON', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'STATUS-400-MALFORMED-JSON' }] }, async ({ target }) => {
+test('malformed JSON is a 400 problem', req('STATUS-400-MALFORMED-JSON', '@generic', '@smoke'), async ({ target }) => {
   const collections = target.profile.collections.filter((c) => c.methods.includes('POST'));
   test.skip(collections.length === 0, 'no collection of the profile allows POST');
   for (const collection of collections) {
@@ -40,7 +41,7 @@ test('malformed JSON is a 400 problem', { tag: ['@STATUS-400-MALFORMED-JSON', '@
   }
 });
 
-test('a body without a JSON media type is a 415 problem', { tag: ['@STATUS-415-MEDIA-TYPE', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-415-MEDIA-TYPE' }] }, async ({ target }) => {
+test('a body without a JSON media type is a 415 problem', req('STATUS-415-MEDIA-TYPE', '@generic'), async ({ target }) => {
   const collection = target.creatable();
   test.skip(!collection, 'no collection of the profile has a create body');
   if (!collection) return;
@@ -55,7 +56,7 @@ test('a body without a JSON media type is a 415 problem', { tag: ['@STATUS-415-M
   expect(accepted.status, `a JSON media type with parameters is accepted: ${describe(accepted)}`).toBeLessThan(300);
 });
 
-test('a body over the size limit is a 413 problem', { tag: ['@STATUS-413-BODY-TOO-LARGE', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-413-BODY-TOO-LARGE' }] }, async ({ target }) => {
+test('a body over the size limit is a 413 problem', req('STATUS-413-BODY-TOO-LARGE', '@generic'), async ({ target }) => {
   const collection = target.profile.collections.find((c) => c.methods.includes('POST'));
   test.skip(!collection, 'no collection of the profile allows POST');
   if (!collection) return;
@@ -65,7 +66,7 @@ test('a body over the size limit is a 413 problem', { tag: ['@STATUS-413-BODY-TO
   expect(problemIssues(response)).toEqual([]);
 });
 
-test('an invalid body is a 422 problem', { tag: ['@STATUS-422-INVALID-VALUES', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'STATUS-422-INVALID-VALUES' }] }, async ({ target }) => {
+test('an invalid body is a 422 problem', req('STATUS-422-INVALID-VALUES', '@generic', '@smoke'), async ({ target }) => {
   const collections = target.profile.collections.filter((c) => c.invalid && c.methods.includes('POST'));
   test.skip(collections.length === 0, 'the profile gives no invalid body');
   for (const collection of collections) {
@@ -75,7 +76,7 @@ test('an invalid body is a 422 problem', { tag: ['@STATUS-422-INVALID-VALUES', '
   }
 });
 
-test('a 422 carries a non-empty errors array', { tag: ['@VALIDATION-422-ERRORS-ARRAY', '@generic'], annotation: [{ type: 'requirement', description: 'VALIDATION-422-ERRORS-ARRAY' }] }, async ({ target }) => {
+test('a 422 carries a non-empty errors array', req('VALIDATION-422-ERRORS-ARRAY', '@generic'), async ({ target }) => {
   const collections = target.profile.collections.filter((c) => c.invalid && c.methods.includes('POST'));
   test.skip(collections.length === 0, 'the profile gives no invalid body');
   for (const collection of collections) {
@@ -85,7 +86,7 @@ test('a 422 carries a non-empty errors array', { tag: ['@VALIDATION-422-ERRORS-A
   }
 });
 
-test('each 422 errors element has a string field and a string message', { tag: ['@VALIDATION-ERROR-ITEM-SHAPE', '@generic'], annotation: [{ type: 'requirement', description: 'VALIDATION-ERROR-ITEM-SHAPE' }] }, async ({ target }) => {
+test('each 422 errors element has a string field and a string message', req('VALIDATION-ERROR-ITEM-SHAPE', '@generic'), async ({ target }) => {
   const collections = target.profile.collections.filter((c) => c.invalid && c.methods.includes('POST'));
   test.skip(collections.length === 0, 'the profile gives no invalid body');
   for (const collection of collections) {
@@ -98,7 +99,7 @@ test('each 422 errors element has a string field and a string message', { tag: [
   }
 });
 
-test('a 422 names every invalid field in one response', { tag: ['@VALIDATION-ALL-FIELDS', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'VALIDATION-ALL-FIELDS' }] }, async ({ target }) => {
+test('a 422 names every invalid field in one response', req('VALIDATION-ALL-FIELDS', '@generic', '@smoke'), async ({ target }) => {
   const collections = target.profile.collections.filter((c) => c.invalid && c.methods.includes('POST'));
   test.skip(collections.length === 0, 'the profile gives no invalid body');
   for (const collection of collections) {
@@ -111,7 +112,7 @@ test('a 422 names every invalid field in one response', { tag: ['@VALIDATION-ALL
   }
 });
 
-test('an unknown member in a request body is named in a 422', { tag: ['@VALIDATION-UNKNOWN-MEMBERS', '@generic'], annotation: [{ type: 'requirement', description: 'VALIDATION-UNKNOWN-MEMBERS' }] }, async ({ target }) => {
+test('an unknown member in a request body is named in a 422', req('VALIDATION-UNKNOWN-MEMBERS', '@generic'), async ({ target }) => {
   const collection = target.creatable();
   test.skip(!collection, 'no collection of the profile has a create body');
   if (!collection) return;
@@ -120,7 +121,7 @@ test('an unknown member in a request body is named in a 422', { tag: ['@VALIDATI
   expect(errorFields(response.json)).toContain('hacUnknownMember');
 });
 
-test('a JSON body that is not an object is a 422 naming (body)', { tag: ['@VALIDATION-BODY-NOT-OBJECT', '@generic'], annotation: [{ type: 'requirement', description: 'VALIDATION-BODY-NOT-OBJECT' }] }, async ({ target }) => {
+test('a JSON body that is not an object is a 422 naming (body)', req('VALIDATION-BODY-NOT-OBJECT', '@generic'), async ({ target }) => {
   const collection = target.creatable();
   test.skip(!collection, 'no collection of the profile has a create body');
   if (!collection) return;
@@ -131,7 +132,7 @@ test('a JSON body that is not an object is a 422 naming (body)', { tag: ['@VALID
   }
 });
 
-test('a create is a 201 with the resource and a Location naming it', { tag: ['@STATUS-201-CREATED-LOCATION', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'STATUS-201-CREATED-LOCATION' }] }, async ({ target }) => {
+test('a create is a 201 with the resource and a Location naming it', req('STATUS-201-CREATED-LOCATION', '@generic', '@smoke'), async ({ target }) => {
   const collections = target.profile.collections.filter((c) => c.create && c.methods.includes('POST'));
   test.skip(collections.length === 0, 'no collection of the profile has a create body');
   for (const collection of collections) {
@@ -145,7 +146,7 @@ test('a create is a 201 with the resource and a Location naming it', { tag: ['@S
   }
 });
 
-test('a read of a collection and of an item is a 200 with the representation', { tag: ['@STATUS-200-READ', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'STATUS-200-READ' }] }, async ({ target }) => {
+test('a read of a collection and of an item is a 200 with the representation', req('STATUS-200-READ', '@generic', '@smoke'), async ({ target }) => {
   for (const collection of target.profile.collections.filter((c) => c.methods.includes('GET'))) {
     const list = await target.client.get(collection.path);
     expect(list.status, describe(list)).toBe(200);
@@ -160,7 +161,7 @@ test('a read of a collection and of an item is a 200 with the representation', {
   }
 });
 
-test('a PUT answers 200 with the updated resource', { tag: ['@STATUS-200-UPDATE', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-200-UPDATE' }] }, async ({ target }) => {
+test('a PUT answers 200 with the updated resource', req('STATUS-200-UPDATE', '@generic'), async ({ target }) => {
   const collection = target.collectionsWithItems().find((c) => c.replace && c.itemMethods.includes('PUT') && c.create);
   test.skip(!collection, 'no collection of the profile has a replace body and a create body');
   if (!collection) return;
@@ -172,7 +173,7 @@ test('a PUT answers 200 with the updated resource', { tag: ['@STATUS-200-UPDATE'
   expect(response.json).toEqual(expect.objectContaining(replacement));
 });
 
-test('a PUT on an unknown item is a 404 and creates nothing', { tag: ['@STATUS-PUT-NO-CREATE', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-PUT-NO-CREATE' }] }, async ({ target }) => {
+test('a PUT on an unknown item is a 404 and creates nothing', req('STATUS-PUT-NO-CREATE', '@generic'), async ({ target }) => {
   const collection = target.collectionsWithItems().find((c) => c.replace && c.itemMethods.includes('PUT'));
   test.skip(!collection, 'no collection of the profile has a replace body');
   if (!collection) return;
@@ -182,7 +183,7 @@ test('a PUT on an unknown item is a 404 and creates nothing', { tag: ['@STATUS-P
   expect((await target.client.get(path)).status).toBe(404);
 });
 
-test('a DELETE is a 204 without a body', { tag: ['@STATUS-204-DELETE', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-204-DELETE' }] }, async ({ target }) => {
+test('a DELETE is a 204 without a body', req('STATUS-204-DELETE', '@generic'), async ({ target }) => {
   const collection = target.collectionsWithItems().find((c) => c.create && c.itemMethods.includes('DELETE') && c.methods.includes('POST'));
   test.skip(!collection, 'no collection of the profile can create and delete items');
   if (!collection) return;
@@ -192,7 +193,7 @@ test('a DELETE is a 204 without a body', { tag: ['@STATUS-204-DELETE', '@generic
   expect(response.text).toBe('');
 });
 
-test('a DELETE of an absent item is a 404', { tag: ['@STATUS-DELETE-ABSENT-404', '@generic'], annotation: [{ type: 'requirement', description: 'STATUS-DELETE-ABSENT-404' }] }, async ({ target }) => {
+test('a DELETE of an absent item is a 404', req('STATUS-DELETE-ABSENT-404', '@generic'), async ({ target }) => {
   const collection = target.collectionsWithItems().find((c) => c.itemMethods.includes('DELETE'));
   test.skip(!collection, 'no item path of the profile allows DELETE');
   if (!collection) return;

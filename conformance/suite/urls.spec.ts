@@ -3,6 +3,7 @@
  * from the profile's collections.
  */
 import { test, expect } from '../fixtures.ts';
+import { req } from '../support/requirement.ts';
 import type { HttpResponse } from '../support/http.ts';
 import { describe, mediaType } from '../support/problem.ts';
 import { provokeAll } from '../support/provocations.ts';
@@ -10,7 +11,7 @@ import { linkOf } from '../support/links.ts';
 import { fillTemplate } from '../support/template.ts';
 import { succeeded } from '../support/collection.ts';
 
-test('collections are addressed by plural nouns', { tag: ['@URL-COLLECTION-PLURAL', '@generic'], annotation: [{ type: 'requirement', description: 'URL-COLLECTION-PLURAL' }] }, async ({ target }) => {
+test('collections are addressed by plural nouns', req('URL-COLLECTION-PLURAL', '@generic'), async ({ target }) => {
   for (const collection of target.profile.collections) {
     const last = collection.path.split('/').filter(Boolean).pop() ?? '';
     expect(last, `${collection.path} ends in a plural noun`).toMatch(/^[a-z][a-z-]*s$/);
@@ -19,7 +20,7 @@ test('collections are addressed by plural nouns', { tag: ['@URL-COLLECTION-PLURA
   }
 });
 
-test('an item lives at its collection path plus its id, and that is its Location', { tag: ['@URL-ITEM-BY-ID', '@generic'], annotation: [{ type: 'requirement', description: 'URL-ITEM-BY-ID' }] }, async ({ target }) => {
+test('an item lives at its collection path plus its id, and that is its Location', req('URL-ITEM-BY-ID', '@generic'), async ({ target }) => {
   const collections = target.collectionsWithItems().filter((c) => c.create && c.methods.includes('POST'));
   test.skip(collections.length === 0, 'no collection of the profile has a create body and an item path');
   for (const collection of collections) {
@@ -32,7 +33,7 @@ test('an item lives at its collection path plus its id, and that is its Location
   }
 });
 
-test('an item\'s URL returns that item', { tag: ['@URL-RESOURCE-IDENTIFIED', '@generic'], annotation: [{ type: 'requirement', description: 'URL-RESOURCE-IDENTIFIED' }] }, async ({ target }) => {
+test('an item\'s URL returns that item', req('URL-RESOURCE-IDENTIFIED', '@generic'), async ({ target }) => {
   const collections = target.collectionsWithItems().filter((c) => c.create && c.methods.includes('POST') && c.itemMethods.includes('GET'));
   test.skip(collections.length === 0, 'no collection of the profile has a create body and a readable item path');
   for (const collection of collections) {
@@ -45,7 +46,7 @@ test('an item\'s URL returns that item', { tag: ['@URL-RESOURCE-IDENTIFIED', '@g
   }
 });
 
-test('representations sent to URLs are read back in the same shape', { tag: ['@URL-UNIFORM-INTERFACE', '@generic'], annotation: [{ type: 'requirement', description: 'URL-UNIFORM-INTERFACE' }] }, async ({ target }) => {
+test('representations sent to URLs are read back in the same shape', req('URL-UNIFORM-INTERFACE', '@generic'), async ({ target }) => {
   const collection = target.collectionsWithItems().find((c) => c.create && c.methods.includes('POST'));
   test.skip(!collection, 'no collection of the profile has a create body and an item path');
   if (!collection) return;
@@ -64,7 +65,7 @@ test('representations sent to URLs are read back in the same shape', { tag: ['@U
   }
 });
 
-test('collection filters, sorting and paging are query parameters, not path segments', { tag: ['@URL-QUERY-NOT-PATH', '@generic'], annotation: [{ type: 'requirement', description: 'URL-QUERY-NOT-PATH' }] }, async ({ target }) => {
+test('collection filters, sorting and paging are query parameters, not path segments', req('URL-QUERY-NOT-PATH', '@generic'), async ({ target }) => {
   const collection = target.profile.collections.find((c) => c.methods.includes('GET'));
   if (!collection) return;
   for (const suffix of ['/page/2', '/sort/id', '/limit/1', '/filter']) {
@@ -92,14 +93,14 @@ async function sample(target: Parameters<typeof provokeAll>[0]): Promise<HttpRes
   return responses;
 }
 
-test('every response with a body names a JSON media type', { tag: ['@JSON-REPRESENTATIONS', '@generic', '@smoke'], annotation: [{ type: 'requirement', description: 'JSON-REPRESENTATIONS' }] }, async ({ target }) => {
+test('every response with a body names a JSON media type', req('JSON-REPRESENTATIONS', '@generic', '@smoke'), async ({ target }) => {
   for (const response of (await sample(target)).filter((r) => r.text !== '')) {
     expect(mediaType(response), describe(response)).toMatch(/^application\/([\w.-]+\+)?json$/);
     expect(response.json, `the body parses as JSON: ${describe(response)}`).toBeDefined();
   }
 });
 
-test('every response names its media type and its status tells success from failure', { tag: ['@MESSAGE-SELF-DESCRIPTIVE', '@generic'], annotation: [{ type: 'requirement', description: 'MESSAGE-SELF-DESCRIPTIVE' }] }, async ({ target }) => {
+test('every response names its media type and its status tells success from failure', req('MESSAGE-SELF-DESCRIPTIVE', '@generic'), async ({ target }) => {
   const results = await provokeAll(target);
   for (const { provocation, response } of results) {
     expect(response.status >= 400, `${provocation.name} fails by status: ${describe(response)}`).toBe(true);
@@ -112,7 +113,7 @@ test('every response names its media type and its status tells success from fail
   }
 });
 
-test('responses are JSON whatever Accept asks for', { tag: ['@JSON-NO-406', '@generic'], annotation: [{ type: 'requirement', description: 'JSON-NO-406' }] }, async ({ target }) => {
+test('responses are JSON whatever Accept asks for', req('JSON-NO-406', '@generic'), async ({ target }) => {
   const collection = target.profile.collections.find((c) => c.methods.includes('GET'));
   if (!collection) return;
   const response = await target.client.get(collection.path, { headers: { accept: 'text/html' } });

@@ -1,7 +1,8 @@
 /**
  * The coverage check: every server MUST of the catalogue that the suite can check
  * over HTTP (`testable: conformance`) has at least one test in conformance/suite declaring it, and
- * every test declares its requirements in both forms of the shared design.
+ * every test declares its requirements once, through `req()` (conformance/support/requirement.ts), which
+ * writes both the `@ID` tags and the `requirement` annotations; a hand-written pair that disagrees fails here.
  */
 import { test, expect } from '@playwright/test';
 import { serverRequirements } from '../../spec/catalogue.ts';
@@ -29,7 +30,7 @@ test('every testable server MUST requirement has a test in the conformance suite
   expect(uncovered, 'MUST requirements without a test').toEqual([]);
 });
 
-test('every test of the suite declares at least one requirement, by tag and annotation alike', () => {
+test('every test of the suite declares at least one requirement, and its tags and annotations name the same ones', () => {
   const undeclared = tests.filter((t) => t.requirementIds.length === 0).map((t) => `${t.file}:${t.line} ${t.title}`);
   expect(undeclared, 'tests without a requirement').toEqual([]);
   const mismatched = tests
