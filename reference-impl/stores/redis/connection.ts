@@ -66,12 +66,14 @@ export function connectRedis(options: RedisConnectionOptions): RedisConnection {
     commandTimeout: timeoutMs,
     connectTimeout: options.connectTimeoutMs ?? timeoutMs,
     retryStrategy: (attempt: number) => Math.min(50 * attempt, 1000),
+    enableAutoPipelining: true,
   };
   const seeds = options.cluster ?? [];
   const clustered = seeds.length > 0;
   const client: RedisClient = clustered
     ? new Cluster(seeds.map(clusterNode), {
         enableOfflineQueue: false,
+        enableAutoPipelining: true,
         redisOptions: nodeOptions,
         // A lost primary: keep asking the cluster for its slots, and follow a promoted replica.
         clusterRetryStrategy: (attempt: number) => Math.min(50 * attempt, 1000),
