@@ -2,7 +2,7 @@
  * `http-api-conformance serve`: starts the reference server and shuts it down
  * gracefully on SIGTERM/SIGINT.
  */
-import { parseArgs } from 'node:util';
+import { oneOf, parseOptions, UsageError, wholeNumber } from '../cli/arguments.ts';
 import { ConfigError, defaultConfig, loadConfig, resolveConfig, type Config, type ConfigOverrides } from './config.ts';
 import { startServer } from './server.ts';
 
@@ -51,65 +51,62 @@ export function howToCheck(config: Config, url: string): string {
   return lines.join('\n');
 }
 
-/** Runs `serve` with `args`; resolves to the exit code once the server has stopped. */
-export async function serveCommand(args: string[]): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        store: { type: 'string' },
-        'redis-url': { type: 'string' },
-        'redis-cluster': { type: 'string' },
-        config: { type: 'string' },
-        'fault-injection': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (error) {
-    console.error(`serve: ${(error as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    console.log(USAGE);
-    return 0;
-  }
+interface ServeOptions {
+  overrides: ConfigOverrides;
+  faultInjection: boolean;
+  help: boolean;
+}
+
+/** Parses the arguments after `serve`; throws UsageError on unknown or malformed options. */
+export function parseServeOptions(args: string[]): ServeOptions {
+  const values = parseOptions(args, {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    store: { type: 'string' },
+    'redis-url': { type: 'string' },
+    'redis-cluster': { type: 'string' },
+    config: { type: 'string' },
+    'fault-injection': { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  });
   const overrides: ConfigOverrides = {};
-  if (typeof values.port === 'string') {
-    if (!/^\d+$/.test(values.port)) {
-      console.error(`serve: --port must be an integer from 0 to 65535, got "${values.port}"`);
-      return 2;
-    }
-    overrides.port = Number(values.port);
-  }
-  if (typeof values.host === 'string') overrides.host = values.host;
-  if (typeof values.store === 'string') {
-    if (values.store !== 'memory' && values.store !== 'redis') {
-      console.error(`serve: --store must be memory or redis, got "${values.store}"`);
-      return 2;
-    }
-    overrides.store = values.store;
-  }
-  if (typeof values['redis-url'] === 'string') overrides.redisUrl = values['redis-url'];
-  if (typeof values['redis-cluster'] === 'string') {
-    const nodes = values['redis-cluster'].split(',').map((node) => node.trim());
+  const port = wholeNumber('--port', values.port, 0, 65535);
+  if (port !== undefined) overrides.port = port;
+  if (values.host !== undefined) overrides.host = values.host;
+  if (values.store !== undefined) overrides.store = oneOf('--store', values.store, ['memory', 'redis']);
+  if (values['redis-url'] !== undefined) overrides.redisUrl = values['redis-url'];
+  const cluster = values['redis-cluster'];
+  if (cluster !== undefined) {
+    const nodes = cluster.split(',').map((node) => node.trim());
     if (overrides.store === 'memory' || nodes.some((node) => !/^(\[[0-9A-Fa-f:.]+\]|[^\s:[\]]+):\d{1,5}$/.test(node))) {
-      console.error(`serve: --redis-cluster takes host:port,host:port (with --store redis), got "${values['redis-cluster']}"`);
-      return 2;
+      throw new UsageError(`--redis-cluster takes host:port,host:port (with --store redis), got "${cluster}"`);
     }
     overrides.store = 'redis';
     overrides.redisCluster = nodes;
   }
-  if (typeof values.config === 'string') overrides.configFile = values.config;
+  if (values.config !== undefined) overrides.configFile = values.config;
+  return { overrides, faultInjection: values['fault-injection'], help: values.help };
+}
+
+/** Runs `serve` with `args`; resolves to the exit code once the server has stopped. */
+export async function serveCommand(args: string[]): Promise<number> {
+  let options: ServeOptions;
+  try {
+    options = parseServeOptions(args);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`serve: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (options.help) {
+    console.log(USAGE);
+    return 0;
+  }
 
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    const loaded = await loadConfig(overrides);
-    const config = values['fault-injection'] ? resolveConfig({ ...loaded, faultInjection: true }, process.env.NODE_ENV) : loaded;
+    const loaded = await loadConfig(options.overrides);
+    const config = options.faultInjection ? resolveConfig({ ...loaded, faultInjection: true }, process.env.NODE_ENV) : loaded;
     server = await startServer({ config });
     console.log(`Reference server listening on ${server.url}`);
     console.log(howToCheck(config, server.url));

@@ -8,8 +8,8 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { packagePath } from '../../spec/package-files.ts';
+import { baseUrl, parseOptions, UsageError } from '../arguments.ts';
 import { probeTargets } from '../../conformance/cli/probe.ts';
 import { parseProfile, ProfileError, todoMarkers } from '../../conformance/target/profile.ts';
 import type { ProfileRequest, TargetProfile } from '../../conformance/target/profile.ts';
@@ -43,8 +43,6 @@ options:
 exit codes: 0 profile written (and the smoke check against --target passed), 1 written but the smoke
 check found problems, 2 unusable options or document, or the file exists without --force.`;
 
-class UsageError extends Error {}
-
 interface InitOptions {
   openapi: string;
   targets: string[];
@@ -54,33 +52,22 @@ interface InitOptions {
 }
 
 function parseInitOptions(args: string[], cwd: string): InitOptions | 'help' {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        openapi: { type: 'string' },
-        target: { type: 'string', multiple: true },
-        token: { type: 'string', multiple: true },
-        'limited-token': { type: 'string' },
-        'limited-request': { type: 'string' },
-        'rate-limit-token': { type: 'string', multiple: true },
-        'fault-header': { type: 'string' },
-        'slow-value': { type: 'string' },
-        out: { type: 'string', default: 'conformance-profile.json' },
-        force: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const values = parseOptions(args, {
+    openapi: { type: 'string' },
+    target: { type: 'string', multiple: true },
+    token: { type: 'string', multiple: true },
+    'limited-token': { type: 'string' },
+    'limited-request': { type: 'string' },
+    'rate-limit-token': { type: 'string', multiple: true },
+    'fault-header': { type: 'string' },
+    'slow-value': { type: 'string' },
+    out: { type: 'string', default: 'conformance-profile.json' },
+    force: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  });
   if (values.help) return 'help';
   if (!values.openapi) throw new UsageError('--openapi FILE|URL is required: the OpenAPI document of your API');
-  const targets = (values.target ?? []).map((t) => t.replace(/\/+$/, ''));
-  for (const target of targets) if (!/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(target)) throw new UsageError(`--target "${target}" must be an http(s) URL`);
+  const targets = (values.target ?? []).map((target) => baseUrl('--target', target));
   if ((values.token ?? []).length > 2) throw new UsageError('--token is given at most twice: tokens.valid, then tokens.other');
   const request = values['limited-request'];
   if (request !== undefined && !/^[A-Za-z]+ \/\S*$/.test(request.trim())) throw new UsageError(`--limited-request must be "METHOD /path" (got "${request}")`);
@@ -95,8 +82,8 @@ function parseInitOptions(args: string[], cwd: string): InitOptions | 'help' {
       ...(values['fault-header'] !== undefined ? { faultHeader: values['fault-header'] } : {}),
       ...(values['slow-value'] !== undefined ? { slowValue: values['slow-value'] } : {}),
     },
-    out: resolve(cwd, values.out ?? 'conformance-profile.json'),
-    force: values.force ?? false,
+    out: resolve(cwd, values.out),
+    force: values.force,
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { oneOf, parseOptions, UsageError, wholeNumber } from '../../cli/arguments.ts';
 import { PACKAGE_ROOT } from '../../spec/package-files.ts';
 import { writeResults } from '../../spec/results.ts';
 import { certifyClient } from './certify.ts';
@@ -28,6 +29,7 @@ options:
   --matrix            certify every client of the compatibility matrix (the reference client and
                       the library adapters of fixtures/clients/) in real time and write
                       clients-matrix.json and clients-matrix.md into --out (no --command)
+  -h, --help          print this message
 
 exit codes: 0 every MUST passed, 1 a MUST (or, with --strict, a SHOULD) failed or the run is incomplete
 (an adapter crashed or printed no report), 2 unusable arguments, or an adapter that fails on the first scenario`;
@@ -44,74 +46,57 @@ interface Args {
   strict: boolean;
   json: boolean;
   matrix: boolean;
+  help: boolean;
 }
 
-function parseArgs(argv: string[]): Args | string {
-  const args: Args = { command: '', out: 'conformance-results/client', timeScale: DEFAULT_TIME_SCALE, concurrency: DEFAULT_CONCURRENCY, scenarios: [], strict: false, json: false, matrix: false };
-  const known = new Set(scenarioNames());
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i] as string;
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const value = (): string | undefined => inline ?? argv[++i];
-    switch (flag) {
-      case '--command': {
-        const v = value();
-        if (!v) return '--command needs a value';
-        args.command = v;
-        break;
-      }
-      case '--out': {
-        const v = value();
-        if (!v) return '--out needs a value';
-        args.out = v;
-        break;
-      }
-      case '--time-scale': {
-        const v = Number(value());
-        if (!Number.isFinite(v) || v <= 0 || v > 1) return '--time-scale must be a number in (0, 1]';
-        args.timeScale = v;
-        break;
-      }
-      case '--concurrency': {
-        const v = Number(value());
-        if (!Number.isInteger(v) || v < 1 || v > 64) return '--concurrency must be an integer from 1 to 64';
-        args.concurrency = v;
-        break;
-      }
-      case '--scenario': {
-        const v = value();
-        if (!v || !known.has(v)) return `unknown scenario "${v ?? ''}" (known: ${[...known].join(', ')})`;
-        args.scenarios.push(v);
-        break;
-      }
-      case '--strict':
-        args.strict = true;
-        break;
-      case '--json':
-        args.json = true;
-        break;
-      case '--matrix':
-        args.matrix = true;
-        break;
-      default:
-        return `unknown option "${arg}"`;
-    }
+/** Parses the arguments after `client-check`; throws UsageError on unknown or malformed options. */
+export function parseCheckOptions(argv: string[]): Args {
+  const values = parseOptions(argv, {
+    command: { type: 'string', default: '' },
+    out: { type: 'string', default: 'conformance-results/client' },
+    'time-scale': { type: 'string' },
+    scenario: { type: 'string', multiple: true, default: [] },
+    concurrency: { type: 'string' },
+    strict: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+    matrix: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  });
+  const timeScale = values['time-scale'] === undefined ? DEFAULT_TIME_SCALE : Number(values['time-scale']);
+  if (!Number.isFinite(timeScale) || timeScale <= 0 || timeScale > 1) {
+    throw new UsageError(`--time-scale must be a number in (0, 1] (got "${values['time-scale'] ?? ''}")`);
   }
-  if (args.matrix) return args.command === '' ? args : '--matrix runs the adapters of the matrix: leave out --command';
-  if (args.command.trim() === '') return '--command is required';
+  const scenarios = values.scenario.map((name) => oneOf('--scenario', name, scenarioNames()));
+  const args: Args = {
+    command: values.command,
+    out: values.out,
+    timeScale,
+    concurrency: wholeNumber('--concurrency', values.concurrency, 1, 64) ?? DEFAULT_CONCURRENCY,
+    scenarios,
+    strict: values.strict,
+    json: values.json,
+    matrix: values.matrix,
+    help: values.help,
+  };
+  if (args.help) return args;
+  if (args.matrix && args.command !== '') throw new UsageError('--matrix runs the adapters of the matrix: leave out --command');
+  if (!args.matrix && args.command.trim() === '') throw new UsageError('--command is required: the adapter script around your client');
   return args;
 }
 
 /** Runs `client-check` with its arguments and resolves to the exit code (0, 1 or 2). */
 export async function clientCheckCommand(argv: string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
+  let args: Args;
+  try {
+    args = parseCheckOptions(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`client-check: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (args.help) {
     console.log(USAGE);
     return 0;
-  }
-  const args = parseArgs(argv);
-  if (typeof args === 'string') {
-    console.error(`client-check: ${args}\n\n${USAGE}`);
-    return 2;
   }
   if (args.matrix) return matrixCommand(args);
   const log = args.json ? (line: string) => console.error(line) : (line: string) => console.log(`  ${line}`);

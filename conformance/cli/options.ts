@@ -1,8 +1,9 @@
 /**
- * Command-line options of `http-api-conformance run`, parsed with node:util.
+ * Command-line options of `http-api-conformance run`, parsed by the commands' one argument helper
+ * (cli/arguments.ts, node:util parseArgs).
  */
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { baseUrl, oneOf, parseOptions, UsageError, wholeNumber } from '../../cli/arguments.ts';
 
 export const REPORTERS = ['list', 'html', 'junit', 'json'] as const;
 export type ReporterName = (typeof REPORTERS)[number];
@@ -55,72 +56,40 @@ HAC_EMBEDDED=memory (one embedded instance on the memory store), HAC_RATE_LIMIT_
 exit codes: 0 every MUST passed (and every SHOULD with --strict), 1 a requirement failed or the run
 did not finish, 2 unusable options or profile, or an unreachable target.`;
 
-/** A usage error: the message is printed and the command exits 2. */
-export class UsageError extends Error {}
+export { UsageError };
 
 /** Parses the arguments after `run`; throws UsageError on unknown or malformed options. */
 export function parseRunOptions(args: string[], cwd: string = process.cwd()): RunOptions {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        target: { type: 'string', multiple: true },
-        profile: { type: 'string' },
-        grep: { type: 'string' },
-        strict: { type: 'boolean', default: false },
-        reporter: { type: 'string', default: 'list' },
-        out: { type: 'string', default: 'conformance-results' },
-        workers: { type: 'string' },
-        ca: { type: 'string' },
-        insecure: { type: 'boolean', default: false },
-        repeat: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const reporter = values.reporter ?? 'list';
-  if (!(REPORTERS as readonly string[]).includes(reporter)) {
-    throw new UsageError(`--reporter must be one of ${REPORTERS.join(', ')} (got "${reporter}")`);
-  }
-  const targets = values.target ?? [];
-  for (const target of targets) {
-    let url: URL;
-    try {
-      url = new URL(target);
-    } catch {
-      throw new UsageError(`--target "${target}" is not a URL`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--target "${target}" must be an http(s) URL`);
-  }
+  const values = parseOptions(args, {
+    target: { type: 'string', multiple: true },
+    profile: { type: 'string' },
+    grep: { type: 'string' },
+    strict: { type: 'boolean', default: false },
+    reporter: { type: 'string', default: 'list' },
+    out: { type: 'string', default: 'conformance-results' },
+    workers: { type: 'string' },
+    ca: { type: 'string' },
+    insecure: { type: 'boolean', default: false },
+    repeat: { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  });
+  const reporter = oneOf('--reporter', values.reporter, REPORTERS);
+  const targets = (values.target ?? []).map((target) => baseUrl('--target', target));
   if (values.grep !== undefined && values.grep.trim() === '') throw new UsageError('--grep needs an ID or a tag');
-  let workers: number | undefined;
-  if (values.workers !== undefined) {
-    workers = Number(values.workers);
-    if (!/^\d+$/.test(values.workers) || workers < 1 || workers > 64) {
-      throw new UsageError(`--workers must be a whole number from 1 to 64 (got "${values.workers}")`);
-    }
-  }
-  const repeat = values.repeat === undefined ? 1 : Number(values.repeat);
-  if (values.repeat !== undefined && (!/^\d+$/.test(values.repeat) || repeat < 1 || repeat > 100)) {
-    throw new UsageError(`--repeat must be a whole number from 1 to 100 (got "${values.repeat}")`);
-  }
+  const workers = wholeNumber('--workers', values.workers, 1, 64);
+  const repeat = wholeNumber('--repeat', values.repeat, 1, 100) ?? 1;
   return {
     targets,
     ...(values.profile !== undefined ? { profile: resolve(cwd, values.profile) } : {}),
     ...(values.grep !== undefined ? { grep: values.grep.trim() } : {}),
-    strict: values.strict ?? false,
-    reporter: reporter as ReporterName,
-    out: resolve(cwd, values.out ?? 'conformance-results'),
+    strict: values.strict,
+    reporter,
+    out: resolve(cwd, values.out),
     ...(workers !== undefined ? { workers } : {}),
     ...(values.ca !== undefined ? { ca: resolve(cwd, values.ca) } : {}),
-    insecure: values.insecure ?? false,
+    insecure: values.insecure,
     repeat,
-    help: values.help ?? false,
+    help: values.help,
   };
 }
 
