@@ -203,3 +203,31 @@ export function admissions(announcement: HttpResponse, burst: HttpResponse[], po
   const low = Math.min(burst.length, Math.floor(atStartMin + 1e-9));
   return { admitted: admitted(burst), low, high, window: (end - start) / 1000, conclusive: high <= low };
 }
+
+/**
+ * Sends `burst()` on a full bucket (D-SUITE-TRUST): waits until the bucket is full by its own
+ * RateLimit-Reset (`waitFull`), sends the burst and judges it against what the headers announced. A
+ * burst so slow that a whole token could have refilled cannot tell one admission too many apart: it
+ * is tried again, up to three times, and the last judgement is returned either way.
+ */
+export async function fullBurst(
+  policy: Pick<Policy, 'capacity' | 'refillPerSecond'>,
+  waitFull: () => Promise<HttpResponse>,
+  burst: () => Promise<HttpResponse[]>,
+): Promise<Admissions & { responses: HttpResponse[] }> {
+  for (let attempt = 1; ; attempt += 1) {
+    const announcement = await waitFull();
+    const responses = await burst();
+    const judged = admissions(announcement, responses, policy);
+    if (judged.conclusive || judged.admitted > judged.high || attempt === 3) return { ...judged, responses };
+  }
+}
+
+/** The measured reason a burst could not conclude after the three tries of `fullBurst`, for the skip. */
+export function inconclusive(judged: Admissions, policy: Pick<Policy, 'refillPerSecond'>): string {
+  return (
+    `inconclusive: the burst took ${judged.window.toFixed(2)} s (3 tries), long enough at ${policy.refillPerSecond} tokens/s for a token to refill, ` +
+    `so one admission too many (${judged.admitted} admitted, ${judged.low}…${judged.high} allowed) cannot be told apart; ` +
+    'name a slow-refill token in the profile (tokens.rateLimitSlow) to make this check exact'
+  );
+}

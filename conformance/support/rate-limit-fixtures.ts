@@ -1,0 +1,170 @@
+/**
+ * The fixtures of the rate-limit checks (document section 8 "Rate limiting", D-PROFILE,
+ * D-SUITE-TRUST). A check that drains, refills or counts a bucket holds one rate-limit token of the
+ * profile for its whole run: a lock per target and token, shared by every worker and by concurrent
+ * runs on one machine (token-lock.ts). Each fixture skips the check, with the reason, when the
+ * profile lacks what it needs, so a check's body holds only its rule.
+ *
+ * How the checks are scheduled (in parallel with a pool of two or more tokens, one after another in
+ * one worker with a single token) is decided by the run's Playwright configuration
+ * (conformance/playwright.config.ts), never here.
+ */
+import type { TestInfo } from '@playwright/test';
+import { test as suite } from '../fixtures.ts';
+import type { TargetProfile } from '../target/profile.ts';
+import { describe } from './problem.ts';
+import { Bucket, rateHeaders } from './rate-limit.ts';
+import type { Policy } from './rate-limit.ts';
+import { Target } from './target.ts';
+import { acquireToken } from './token-lock.ts';
+import type { HeldToken } from './token-lock.ts';
+
+export { expect } from '../fixtures.ts';
+
+/** How long a check waits for a token of the pool held by other checks (or other runs). */
+const HOLD_TIMEOUT_MS = 20_000;
+
+/** The profile's rate-limit tokens, each its own bucket on one policy, shared by the checks of a run. */
+export interface TokenPool {
+  /** `tokens.rateLimit`, then `tokens.rateLimitPool` (D-PROFILE); empty when the profile names none. */
+  readonly tokens: readonly string[];
+  /**
+   * Holds a token of the pool on the target `scope` until released, waiting while it is held
+   * elsewhere. A worker takes its tokens in turn from its own share of the pool (every `workers`-th
+   * token from its parallel index), so each check starts on the bucket that has rested longest.
+   */
+  hold(scope: string): Promise<HeldToken>;
+}
+
+/** A bucket with the policy a check judges it by. */
+export interface JudgedBucket {
+  bucket: Bucket;
+  policy: Policy;
+}
+
+export interface RateLimitWorkerFixtures {
+  tokenPool: TokenPool;
+}
+
+export interface RateLimitFixtures {
+  /** A token of the pool, held by this check alone for its whole run. Skips: the profile names no rate-limit token. */
+  limitedToken: string;
+  /** The held token's own bucket on the target, probed with a cheap GET. Skips: no GET route to probe. */
+  bucket: Bucket;
+  /** The policy the bucket is judged by: the profile's `rateLimit`, else estimated from a 429's headers. */
+  policy: Policy;
+  /**
+   * The bucket a burst is judged on exactly from its own headers: the slow-refill token's
+   * (`tokens.rateLimitSlow`, held like a pool token) when the profile names one and declares the
+   * token bucket, else `bucket` with `policy`; `slowRefill` says which.
+   */
+  burstBucket: JudgedBucket & { slowRefill: boolean };
+  /** The held token's bucket on every instance of a multi-instance target, and the policy. Skips: one instance only. */
+  sharedBuckets: { buckets: Bucket[]; policy: Policy };
+}
+
+export const noToken = 'the profile names no rateLimit token';
+
+/** The profile's rate-limit tokens: `tokens.rateLimit`, then `tokens.rateLimitPool` (D-PROFILE). */
+function poolOf(profile: TargetProfile): string[] {
+  const { rateLimit, rateLimitPool: more = [] } = profile.tokens;
+  return rateLimit === undefined ? [] : [...new Set([rateLimit, ...more])];
+}
+
+/** The algorithm the profile declares (D-SUITE-TRUST; default the document's reference, the token bucket). */
+function algorithmOf(profile: TargetProfile): Policy['algorithm'] {
+  return profile.rateLimit?.algorithm ?? 'token-bucket';
+}
+
+/** Where a bucket is probed: `protected` when it is a GET, else the first collection that allows GET. */
+function probePathOf(profile: TargetProfile): string | undefined {
+  const prot = profile.protected;
+  return prot.method === 'GET' ? prot.path : profile.collections.find((c) => c.methods.includes('GET'))?.path;
+}
+
+function requireProbePath(profile: TargetProfile, testInfo: TestInfo): string {
+  const path = probePathOf(profile);
+  testInfo.skip(path === undefined, 'the profile names no GET route to probe a bucket on (`protected` is no GET and no collection allows GET)');
+  return path ?? '/';
+}
+
+/** The policy from the profile, else estimated from a 429's headers (capacity = Limit, rate ≈ Limit / Reset). */
+async function policyOf(profile: TargetProfile, bucket: Bucket): Promise<Policy> {
+  const algorithm = algorithmOf(profile);
+  if (profile.rateLimit) return { capacity: profile.rateLimit.capacity, refillPerSecond: profile.rateLimit.refillPerSecond, estimated: false, algorithm };
+  const rejected = await bucket.rejected();
+  const { limit, reset } = rateHeaders(rejected);
+  if (!limit || !reset) throw new Error(`cannot read the policy from the headers: ${describe(rejected)}`);
+  return { capacity: limit, refillPerSecond: limit / reset, estimated: true, algorithm };
+}
+
+/** Runs `use` while `held` is held, releasing it however `use` ends. */
+async function whileHeld(held: HeldToken, use: () => Promise<void>): Promise<void> {
+  try {
+    await use();
+  } finally {
+    held.release();
+  }
+}
+
+export const test = suite.extend<RateLimitFixtures, RateLimitWorkerFixtures>({
+  tokenPool: [
+    async ({ profile }, use, workerInfo) => {
+      const tokens = poolOf(profile);
+      let held = 0;
+      await use({
+        tokens,
+        hold(scope) {
+          const start = (workerInfo.parallelIndex + workerInfo.config.workers * held) % tokens.length;
+          held += 1;
+          return acquireToken(scope, tokens, { start, timeoutMs: HOLD_TIMEOUT_MS });
+        },
+      });
+    },
+    { scope: 'worker' },
+  ],
+
+  limitedToken: async ({ tokenPool, profile }, use, testInfo) => {
+    testInfo.skip(tokenPool.tokens.length === 0, noToken);
+    const held = await tokenPool.hold(profile.baseUrls[0] ?? '');
+    await whileHeld(held, () => use(held.token));
+  },
+
+  bucket: async ({ target, limitedToken }, use, testInfo) => {
+    await use(new Bucket(target.as(limitedToken).raw(), requireProbePath(target.profile, testInfo)));
+  },
+
+  policy: async ({ profile, bucket }, use) => {
+    await use(await policyOf(profile, bucket));
+  },
+
+  burstBucket: async ({ profile, target, tokenPool }, use, testInfo) => {
+    const slow = profile.tokens.rateLimitSlow;
+    if (slow && algorithmOf(profile) === 'token-bucket') {
+      const path = requireProbePath(profile, testInfo);
+      const held = await acquireToken(profile.baseUrls[0] ?? '', [slow.token], { timeoutMs: HOLD_TIMEOUT_MS });
+      const policy: Policy = { capacity: slow.capacity, refillPerSecond: slow.refillPerSecond, estimated: false, algorithm: 'token-bucket' };
+      await whileHeld(held, () => use({ bucket: new Bucket(target.as(slow.token).raw(), path), policy, slowRefill: true }));
+      return;
+    }
+    testInfo.skip(tokenPool.tokens.length === 0, noToken);
+    const path = requireProbePath(profile, testInfo);
+    const held = await tokenPool.hold(profile.baseUrls[0] ?? '');
+    await whileHeld(held, async () => {
+      const bucket = new Bucket(target.as(held.token).raw(), path);
+      await use({ bucket, policy: await policyOf(profile, bucket), slowRefill: false });
+    });
+  },
+
+  sharedBuckets: async ({ multi, tokenPool }, use, testInfo) => {
+    testInfo.skip(!multi.profile, multi.skip ?? '');
+    const profile = multi.profile as TargetProfile;
+    testInfo.skip(tokenPool.tokens.length === 0, noToken);
+    const path = requireProbePath(profile, testInfo);
+    const held = await tokenPool.hold(profile.baseUrls[0] ?? '');
+    await whileHeld(held, async () => {
+      const buckets = profile.baseUrls.map((url) => new Bucket(new Target(profile, url).as(held.token).raw(), path));
+      await use({ buckets, policy: await policyOf(profile, buckets[0] as Bucket) });
+    });
+  },
+});
