@@ -49,6 +49,11 @@ const all = [...ALL_PERMISSIONS];
 /** The Redis URL used when `store.kind` is `redis` and no URL is configured. */
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
+/** The shared Redis of the tests, the bench, the embedded target and the soak: HAC_REDIS_URL (.env.example), else DEFAULT_REDIS_URL. */
+export function sharedRedisUrl(env: NodeJS.ProcessEnv = process.env): string {
+  return env.HAC_REDIS_URL || DEFAULT_REDIS_URL;
+}
+
 /** The development defaults of spec/decisions.md D-AUTH (tokens, plans) and D-IDEMPOTENCY. */
 export function defaultConfig(): Config {
   return {

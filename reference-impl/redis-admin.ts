@@ -5,14 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
-import { DEFAULT_REDIS_URL } from './config.ts';
+import { DEFAULT_REDIS_URL, sharedRedisUrl } from './config.ts';
 
-export { DEFAULT_REDIS_URL };
-
-/** The shared Redis: `HAC_REDIS_URL` (reference-impl/.env.example), else the default of config.ts. */
-export function sharedRedisUrl(env: NodeJS.ProcessEnv = process.env): string {
-  return env.HAC_REDIS_URL || DEFAULT_REDIS_URL;
-}
+export { DEFAULT_REDIS_URL, sharedRedisUrl };
 
 /** Whether a Redis answers PING at `target` (a URL or connection options) within `timeoutMs`. */
 export async function redisAnswers(target: string | RedisOptions = sharedRedisUrl(), timeoutMs = 1000): Promise<boolean> {

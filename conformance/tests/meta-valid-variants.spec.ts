@@ -10,14 +10,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
-import { pool } from '../../fixtures/broken/check.ts';
+import { metaSettings, pool } from '../../fixtures/broken/check.ts';
 import { opensslAvailable } from '../../fixtures/proxies/index.ts';
 import { asExpected, checkValidVariant, formatValidTable } from '../../fixtures/valid/check.ts';
 import { VALID_VARIANTS } from '../../fixtures/valid/index.ts';
 import { redisAnswers, sharedRedisUrl } from '../../reference-impl/redis-admin.ts';
 
-const concurrency = Number(process.env.HAC_META_CONCURRENCY ?? 4);
-const perRunTimeoutMs = Number(process.env.HAC_META_RUN_TIMEOUT_MS ?? 150_000);
+const { concurrency, runTimeoutMs: perRunTimeoutMs } = metaSettings();
 
 // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture arguments from the pattern
 test('the suite passes every valid variant: exit 0, no MUST failed, exactly the declared warnings', async ({}, testInfo) => {
