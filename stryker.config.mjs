@@ -39,7 +39,8 @@ export default {
   testRunner: 'command',
   commandRunner: {
     // Every test runner process shares the one sandbox: each run writes into its own directory ($$ = the shell's pid).
-    command: `mkdir -p .mutation-run && HAC_WORKERS=2 node bin/http-api-conformance.js run --strict --reporter list --out ".mutation-run/$$" --grep '${GREP}' > ".mutation-run/$$.log" 2>&1`,
+    command: `mkdir -p .mutation-run && HAC_WORKERS=2 node bin/http-api-conformance.js run --strict --reporter list --out ".mutation-run/$$" --grep ` +
+      `'${GREP}' > ".mutation-run/$$.log" 2>&1`,
   },
   coverageAnalysis: 'off',
   mutate,
@@ -55,12 +56,5 @@ export default {
   // for node_modules folders to symlink races with test runs that rewrite test-results/.
   symlinkNodeModules: false,
   cleanTempDir: true,
-  ignorePatterns: [
-    'test-results',
-    'conformance-results',
-    'reports',
-    'playwright-report',
-    '.mutation-run',
-    '.stryker-tmp',
-  ],
+  ignorePatterns: ['test-results', 'conformance-results', 'reports', 'playwright-report', '.mutation-run', '.stryker-tmp'],
 };

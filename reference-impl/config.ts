@@ -22,7 +22,13 @@ export interface PlanConfig {
 
 export type StoreConfig =
   | { kind: 'memory' }
-  | { kind: 'redis'; url: string; keyPrefix?: string; commandTimeoutMs?: number; /** Redis Cluster seed nodes, `host:port` (url unused). */ cluster?: string[] };
+  | {
+      kind: 'redis';
+      url: string;
+      keyPrefix?: string;
+      commandTimeoutMs?: number;
+      /** Redis Cluster seed nodes, `host:port` (url unused). */ cluster?: string[];
+    };
 
 export interface Config {
   host: string;
@@ -66,9 +72,9 @@ export function defaultConfig(): Config {
       { token: 'dev-token-bob', userId: 2, permissions: [...all], plan: 'standard' },
       { token: 'dev-token-reader', userId: 3, permissions: ['orders:read', 'payments:read'], plan: 'standard' },
       { token: 'dev-token-limited', userId: 4, permissions: [...all], plan: 'small' },
-      // Same caller, same plan, buckets of their own: the suite's rate-limit checks run in parallel, one token each.
-      { token: 'dev-token-limited-2', userId: 4, permissions: [...all], plan: 'small' },
-      { token: 'dev-token-limited-3', userId: 4, permissions: [...all], plan: 'small' },
+      // Same caller, same plan, buckets of their own: the suite's rate-limit checks run in parallel, one token each,
+      // and each worker takes the next token in turn, so a check that needs a full bucket finds one rested.
+      ...[2, 3, 4, 5, 6, 7, 8].map((n) => ({ token: `dev-token-limited-${n}`, userId: 4, permissions: [...all], plan: 'small' })),
       // A slow-refill plan: the suite's rate-limit checks are exact with it (D-SUITE-TRUST, tokens.rateLimitSlow).
       { token: 'dev-token-slow', userId: 4, permissions: [...all], plan: 'slow' },
       // A low limit for contract testers and fuzzers, documented in spec/openapi.yaml: they meet 429 (D-AUTH).

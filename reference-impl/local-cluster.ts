@@ -73,7 +73,14 @@ export async function startLocalCluster(options: { primaries?: number; nodeTimeo
   async function untilAnswers(index: number): Promise<void> {
     const deadline = performance.now() + 10_000;
     while (performance.now() < deadline) {
-      const client = new Redis({ host: '127.0.0.1', port: ports[index] ?? 0, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 300 });
+      const client = new Redis({
+        host: '127.0.0.1',
+        port: ports[index] ?? 0,
+        lazyConnect: true,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+        connectTimeout: 300,
+      });
       client.on('error', () => undefined);
       try {
         await client.connect();

@@ -38,12 +38,18 @@ export function orderRepresentation(order: StoredResource): Representation {
 
 /** D-FIELDS payment. */
 export function paymentRepresentation(payment: StoredResource): Representation {
-  return pick(payment, ['id', 'userId', 'amount', 'currency', 'description', 'status', 'transferId', 'createdAt'], { self: { href: `/payments/${payment.id}` }, transfer: { href: `/transfers/${String(payment.transferId)}` } });
+  return pick(payment, ['id', 'userId', 'amount', 'currency', 'description', 'status', 'transferId', 'createdAt'], {
+    self: { href: `/payments/${payment.id}` },
+    transfer: { href: `/transfers/${String(payment.transferId)}` },
+  });
 }
 
 /** D-FIELDS transfer. */
 export function transferRepresentation(transfer: StoredResource): Representation {
-  return pick(transfer, ['id', 'userId', 'paymentId', 'amount', 'currency', 'status', 'createdAt'], { self: { href: `/transfers/${transfer.id}` }, payment: { href: `/payments/${String(transfer.paymentId)}` } });
+  return pick(transfer, ['id', 'userId', 'paymentId', 'amount', 'currency', 'status', 'createdAt'], {
+    self: { href: `/transfers/${transfer.id}` },
+    payment: { href: `/payments/${String(transfer.paymentId)}` },
+  });
 }
 
 /** D-FIELDS author. */

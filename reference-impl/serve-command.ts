@@ -40,10 +40,15 @@ export function howToCheck(config: Config, url: string): string {
   }
   const lines = [`Tokens: the development tokens of ${REFERENCE_PROFILE} (D-AUTH)`];
   if (config.rateLimit.algorithm !== 'token-bucket') {
-    lines.push(`Rate limit: ${config.rateLimit.algorithm}; ${REFERENCE_PROFILE} declares rateLimit.algorithm "token-bucket": use a copy of it with "leaky-bucket"`);
+    lines.push(
+      `Rate limit: ${config.rateLimit.algorithm}; ${REFERENCE_PROFILE} declares rateLimit.algorithm "token-bucket": use a copy of it with "leaky-bucket"`,
+    );
   }
   if (!config.faultInjection) {
-    lines.push(`Fault injection: off; ${REFERENCE_PROFILE} declares features.faultInjection, so start with --fault-injection (as \`npm start\` does) to check with it as is`);
+    lines.push(
+      `Fault injection: off; ${REFERENCE_PROFILE} declares features.faultInjection, so start with --fault-injection (as \`npm start\` does) to ` +
+      `check with it as is`,
+    );
     return lines.join('\n');
   }
   lines.push('Fault injection: on (X-Fault-Inject; development only)');

@@ -68,7 +68,12 @@ export async function runLoad(urls: [string, string], durationSeconds: number, c
             (context as { index?: number }).index = index;
             return {
               ...request,
-              headers: { ...request.headers, authorization: `Bearer ${LOAD_TOKEN}`, 'content-type': 'application/json', 'idempotency-key': `${keyPrefix}-${index}` },
+              headers: {
+                ...request.headers,
+                authorization: `Bearer ${LOAD_TOKEN}`,
+                'content-type': 'application/json',
+                'idempotency-key': `${keyPrefix}-${index}`,
+              },
               body: paymentBody(index),
             };
           },
@@ -95,8 +100,14 @@ export async function runLoad(urls: [string, string], durationSeconds: number, c
   const statuses: StatusCounts = {};
   for (const result of results) merge(statuses, result);
   const sum = (pick: (r: autocannon.Result) => number): number => results.reduce((total, r) => total + pick(r), 0);
-  const [, , tinyA, tinyB, pacedA, pacedB] = results as [autocannon.Result, autocannon.Result, autocannon.Result, autocannon.Result, autocannon.Result, autocannon.Result];
-  const add = (a: ReturnType<typeof counts>, b: ReturnType<typeof counts>) => ({ admitted: a.admitted + b.admitted, rejected: a.rejected + b.rejected, other: a.other + b.other });
+  const [, , tinyA, tinyB, pacedA, pacedB] = results as [
+    autocannon.Result, autocannon.Result, autocannon.Result, autocannon.Result, autocannon.Result, autocannon.Result,
+  ];
+  const add = (a: ReturnType<typeof counts>, b: ReturnType<typeof counts>) => ({
+    admitted: a.admitted + b.admitted,
+    rejected: a.rejected + b.rejected,
+    other: a.other + b.other,
+  });
   const requests = Object.values(statuses).reduce((total, n) => total + n, 0);
   return {
     durationSeconds,

@@ -10,7 +10,14 @@ import { formatSoak, runSoak } from './soak.ts';
 const { values } = parseArgs({ options: { duration: { type: 'string', default: '30' }, connections: { type: 'string', default: '8' } } });
 const durationSeconds = Number(values.duration);
 const connections = Number(values.connections);
-if (!Number.isInteger(durationSeconds) || durationSeconds < 1 || durationSeconds > 600 || !Number.isInteger(connections) || connections < 1 || connections > 100) {
+if (
+  !Number.isInteger(durationSeconds) ||
+  durationSeconds < 1 ||
+  durationSeconds > 600 ||
+  !Number.isInteger(connections) ||
+  connections < 1 ||
+  connections > 100
+) {
   console.error('usage: soak/run.ts [--duration 1..600] [--connections 1..100]');
   process.exit(2);
 }

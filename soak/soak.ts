@@ -41,7 +41,8 @@ export async function runSoak({ durationSeconds = 30, connections = 8 } = {}): P
     const lower = Math.floor(0.9 * (PACED_PLAN.capacity + PACED_PLAN.refillPerSecond * load.durationSeconds)) - 2;
     if (load.paced.admitted > upper) problems.push(`paced token admitted ${load.paced.admitted} > capacity + rate × elapsed = ${upper}`);
     if (load.paced.admitted < lower) problems.push(`paced token admitted ${load.paced.admitted} < ${lower}: the limit is stricter than configured`);
-    if (replays.failed > 0 || replays.mismatched > 0) problems.push(`${replays.failed} replays failed and ${replays.mismatched} differed from the original: ${replays.examples.join(' | ')}`);
+    if (replays.failed > 0 || replays.mismatched > 0)
+      problems.push(`${replays.failed} replays failed and ${replays.mismatched} differed from the original: ${replays.examples.join(' | ')}`);
     if (replays.distinctPayments !== replays.keys) problems.push(`${replays.distinctPayments} distinct payments for ${replays.keys} keys`);
     if (replays.storedPayments !== replays.keys) problems.push(`${replays.storedPayments} payments stored for ${replays.keys} keys`);
     const cleanup = await cluster.stop();
@@ -61,9 +62,13 @@ export function formatSoak(report: SoakReport): string {
   return [
     `load: ${load.durationSeconds} s on 2 instances (Redis), ${load.requests} responses (${load.requestsPerSecond.toFixed(0)}/s): ${statuses}`,
     `5xx: ${load.fiveHundreds}; connection errors: ${load.connectionErrors}; timeouts: ${load.timeouts}`,
-    `rate limit, zero-refill token (capacity ${TINY_PLAN.capacity}): admitted ${load.tiny.admitted}, rejected ${load.tiny.rejected}, next request ${report.tinyAfter}`,
-    `rate limit, paced token (capacity ${PACED_PLAN.capacity}, ${PACED_PLAN.refillPerSecond}/s, window ${load.paced.windowSeconds.toFixed(1)} s): admitted ${load.paced.admitted} (bounds ${report.pacedBound.lower}…${report.pacedBound.upper}), rejected ${load.paced.rejected}`,
-    `idempotency: ${replays.keys} keys (${load.keysAnswered201} answered 201 during the load); replays identical ${replays.replayedIdentical}, run on replay (cut off at the end) ${replays.ranOnReplay}, differing ${replays.mismatched}, failed ${replays.failed}; distinct payments ${replays.distinctPayments}, stored ${replays.storedPayments}`,
+    `rate limit, zero-refill token (capacity ${TINY_PLAN.capacity}): admitted ${load.tiny.admitted}, rejected ${load.tiny.rejected}, next request ` +
+    `${report.tinyAfter}`,
+    `rate limit, paced token (capacity ${PACED_PLAN.capacity}, ${PACED_PLAN.refillPerSecond}/s, window ${load.paced.windowSeconds.toFixed(1)} s): ` +
+    `admitted ${load.paced.admitted} (bounds ${report.pacedBound.lower}…${report.pacedBound.upper}), rejected ${load.paced.rejected}`,
+    `idempotency: ${replays.keys} keys (${load.keysAnswered201} answered 201 during the load); replays identical ${replays.replayedIdentical}, run ` +
+    `on replay (cut off at the end) ${replays.ranOnReplay}, differing ${replays.mismatched}, failed ${replays.failed}; distinct payments ` +
+    `${replays.distinctPayments}, stored ${replays.storedPayments}`,
     `cleanup: exit codes ${report.cleanup.exitCodes.join(', ')}, ${report.cleanup.keysDeleted} Redis keys deleted`,
     report.problems.length === 0 ? 'RESULT: PASS' : `RESULT: FAIL\n- ${report.problems.join('\n- ')}`,
   ].join('\n');

@@ -35,7 +35,16 @@ async function post(url: string, key: string, body: string): Promise<{ status: n
 
 /** Replays every key of `load` against both instances (alternating), `concurrency` at a time. */
 export async function verifyReplays(urls: [string, string], load: LoadResult, concurrency = 16): Promise<ReplayFigures> {
-  const figures: ReplayFigures = { keys: load.keysIssued, replayedIdentical: 0, ranOnReplay: 0, mismatched: 0, failed: 0, distinctPayments: 0, storedPayments: 0, examples: [] };
+  const figures: ReplayFigures = {
+    keys: load.keysIssued,
+    replayedIdentical: 0,
+    ranOnReplay: 0,
+    mismatched: 0,
+    failed: 0,
+    distinctPayments: 0,
+    storedPayments: 0,
+    examples: [],
+  };
   const ids = new Set<number>();
   let next = 0;
   await Promise.all(
@@ -44,7 +53,11 @@ export async function verifyReplays(urls: [string, string], load: LoadResult, co
         const index = next;
         next += 1;
         const url = urls[index % 2] as string;
-        const reply = await post(url, `${load.keyPrefix}-${index}`, paymentBody(index)).catch((error: unknown) => ({ status: 0, replayed: false, text: String(error) }));
+        const reply = await post(url, `${load.keyPrefix}-${index}`, paymentBody(index)).catch((error: unknown) => ({
+          status: 0,
+          replayed: false,
+          text: String(error),
+        }));
         if (reply.status !== 201) {
           figures.failed += 1;
           if (figures.examples.length < 5) figures.examples.push(`key ${index}: ${reply.status} ${reply.text.slice(0, 120)}`);
@@ -60,7 +73,8 @@ export async function verifyReplays(urls: [string, string], load: LoadResult, co
           figures.replayedIdentical += 1;
         } else {
           figures.mismatched += 1;
-          if (figures.examples.length < 5) figures.examples.push(`key ${index}: replayed=${reply.replayed} first=${first.slice(0, 80)} now=${reply.text.slice(0, 80)}`);
+          if (figures.examples.length < 5)
+            figures.examples.push(`key ${index}: replayed=${reply.replayed} first=${first.slice(0, 80)} now=${reply.text.slice(0, 80)}`);
         }
       }
     }),

@@ -61,7 +61,10 @@ export function hasAtMostDecimalPlaces(value: number, places: number): boolean {
   return Math.round(value * scale) / scale === value || decimalPlacesOf(value) <= places;
 }
 
-/** The `x-maxDecimalPlaces` keyword (an OpenAPI extension keyword, so OpenAPI linters accept it): the D-FIELDS decimal rule for the server and every schema user. */
+/**
+ * The `x-maxDecimalPlaces` keyword (an OpenAPI extension keyword, so OpenAPI linters accept it): the
+ * D-FIELDS decimal rule for the server and every schema user.
+ */
 const maxDecimalPlaces: SchemaValidateFunction = (places: number, data: number): boolean => {
   if (hasAtMostDecimalPlaces(data, places)) return true;
   maxDecimalPlaces.errors = [{ keyword: 'x-maxDecimalPlaces', message: `must have at most ${places} decimal places`, params: { limit: places } }];

@@ -45,8 +45,10 @@ export async function askMissing(given: Answers, io: { input: Readable; output: 
   try {
     const answers: Answers = { ...given, tokens: [...given.tokens], rateLimitTokens: [...given.rateLimitTokens] };
     io.output.write('http-api-conformance init needs a few values the OpenAPI document cannot give (empty answer: a TODO marker in the profile).\n');
-    if (answers.tokens.length === 0) answers.tokens.push(...words(await ask('Bearer token allowed every request the profile exercises (tokens.valid)')).slice(0, 1));
-    if (answers.tokens.length === 1) answers.tokens.push(...words(await ask("A second caller's token, for owner isolation and per-caller limits (tokens.other)")).slice(0, 1));
+    if (answers.tokens.length === 0)
+      answers.tokens.push(...words(await ask('Bearer token allowed every request the profile exercises (tokens.valid)')).slice(0, 1));
+    if (answers.tokens.length === 1)
+      answers.tokens.push(...words(await ask("A second caller's token, for owner isolation and per-caller limits (tokens.other)")).slice(0, 1));
     if (answers.limitedToken === undefined) {
       const token = await ask('A valid token that lacks a permission, refused with 403 (tokens.limited.token)');
       if (token !== '') answers.limitedToken = token;
@@ -56,7 +58,9 @@ export async function askMissing(given: Answers, io: { input: Readable; output: 
       if (request !== '') answers.limitedRequest = request;
     }
     if (answers.rateLimitTokens.length === 0) {
-      answers.rateLimitTokens.push(...words(await ask('Token(s) reserved for the rate-limit checks, on one low-limit plan, separated by spaces (tokens.rateLimit, tokens.rateLimitPool)')));
+      answers.rateLimitTokens.push(
+        ...words(await ask('Token(s) reserved for the rate-limit checks, on one low-limit plan, separated by spaces (tokens.rateLimit, tokens.rateLimitPool)')),
+      );
     }
     if (answers.faultHeader === undefined) {
       const header = await ask('A request header that makes your test deployment answer 500 or 503 (features.faultInjection; empty: none)');

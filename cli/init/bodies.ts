@@ -73,7 +73,12 @@ function uniqueVariant(value: string, schema: SchemaObject): string {
 /** A valid body for the media type, with `{{unique}}` in the fields that must differ per request. */
 export function validBody(media: MediaType): Record<string, unknown> | undefined {
   const example = documentedExample(media);
-  const body = example !== undefined ? example : media.schema !== undefined ? sample(media.schema as object, { skipReadOnly: true, skipNonRequired: true, quiet: true }) : undefined;
+  const body =
+    example !== undefined
+      ? example
+      : media.schema !== undefined
+        ? sample(media.schema as object, { skipReadOnly: true, skipNonRequired: true, quiet: true })
+        : undefined;
   if (!isObject(body)) return undefined;
   const { properties } = propertiesOf(media.schema);
   const result: Record<string, unknown> = { ...body };

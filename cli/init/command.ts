@@ -100,7 +100,8 @@ export function assembleProfile(draft: Draft, answers: Answers, targets: string[
   const [valid, other] = answers.tokens;
   const [rateLimit, ...pool] = answers.rateLimitTokens;
   const request = limitedRequest(draft, answers.limitedRequest);
-  const baseUrls = targets.length > 0 ? targets : draft.serverUrls.length > 0 ? draft.serverUrls.slice(0, 1) : [todo('the base URL of your API, or give --target to run')];
+  const baseUrls =
+    targets.length > 0 ? targets : draft.serverUrls.length > 0 ? draft.serverUrls.slice(0, 1) : [todo('the base URL of your API, or give --target to run')];
   const tokens: Record<string, unknown> = {
     valid: valid ?? todo('a bearer token allowed every request the profile exercises'),
     other: other ?? todo("a second caller's token (owner isolation, per-caller limits); or delete tokens.other to skip those checks"),
@@ -176,17 +177,26 @@ export async function initCommand(args: string[], io: { cwd?: string; interactiv
   if (options.targets.length > 0) {
     const [probe] = await probeTargets(options.targets.slice(0, 1), draft.collections[0]?.path ?? '/', 5000);
     reachable = probe?.ok ?? false;
-    if (!reachable) console.error(`http-api-conformance init: ${options.targets[0]} is unreachable (${probe?.problem ?? 'no answer'}): the profile is written without the values learnt from the target`);
-    else for (const [name, id] of await existingIds(profile as unknown as TargetProfile)) {
-      const collection = draft.collections.find((c) => c.name === name);
-      if (collection) collection.existingIds = [id];
-    }
+    if (!reachable)
+      console.error(
+        `http-api-conformance init: ${options.targets[0]} is unreachable (${probe?.problem ?? 'no answer'}): the profile is written without the ` +
+        `values learnt from the target`,
+      );
+    else
+      for (const [name, id] of await existingIds(profile as unknown as TargetProfile)) {
+        const collection = draft.collections.find((c) => c.name === name);
+        if (collection) collection.existingIds = [id];
+      }
   }
   mkdirSync(dirname(options.out), { recursive: true });
   writeFileSync(options.out, `${JSON.stringify(profile, null, 2)}\n`);
-  console.log(`profile written: ${options.out} (${draft.collections.length} collection${draft.collections.length === 1 ? '' : 's'}: ${draft.collections.map((c) => c.path).join(', ')})`);
+  console.log(
+    `profile written: ${options.out} (${draft.collections.length} collection${draft.collections.length === 1 ? '' : 's'}: ` +
+    `${draft.collections.map((c) => c.path).join(', ')})`,
+  );
   for (const note of draft.notes) console.log(`  note: ${note}`);
-  if (!(profile.features as { faultInjection?: unknown }).faultInjection) console.log('  note: no --fault-header: the checks of 500/503 problem documents will be skipped');
+  if (!(profile.features as { faultInjection?: unknown }).faultInjection)
+    console.log('  note: no --fault-header: the checks of 500/503 problem documents will be skipped');
   if (markers.length > 0) {
     console.log(`\n${markers.length} value${markers.length === 1 ? '' : 's'} to fill in before "run" accepts the profile:`);
     for (const marker of markers) console.log(`  ${marker}`);

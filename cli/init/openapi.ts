@@ -104,7 +104,10 @@ function localFirstResolver(): object {
       if (path === undefined) {
         // The parser's own http resolver refuses loopback and private addresses; the user named this
         // document, and a development server on 127.0.0.1 is theirs to read.
-        const response = await fetch(file.url, { headers: { accept: 'application/yaml, application/json;q=0.9, */*;q=0.5' }, signal: AbortSignal.timeout(10_000) });
+        const response = await fetch(file.url, {
+          headers: { accept: 'application/yaml, application/json;q=0.9, */*;q=0.5' },
+          signal: AbortSignal.timeout(10_000),
+        });
         if (!response.ok) throw new Error(`GET ${file.url} answered ${response.status}`);
         return response.text();
       }

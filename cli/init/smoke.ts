@@ -39,7 +39,11 @@ async function send(baseUrl: string, request: ProfileRequest, token: string | un
 /** The methods in the `Allow` header of an OPTIONS answer (RFC 9110 §10.2.1), or undefined when the target gives none. */
 async function allowOf(baseUrl: string, path: string, token: string | undefined): Promise<string[] | undefined> {
   try {
-    const response = await fetch(`${baseUrl}${path}`, { method: 'OPTIONS', headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(5000) });
+    const response = await fetch(`${baseUrl}${path}`, {
+      method: 'OPTIONS',
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      signal: AbortSignal.timeout(5000),
+    });
     await response.arrayBuffer();
     const allow = response.headers.get('allow');
     return response.ok && allow ? allow.split(',').map((m) => m.trim().toUpperCase()).filter(Boolean) : undefined;
@@ -67,7 +71,10 @@ export async function existingIds(profile: TargetProfile): Promise<Map<string, n
   for (const collection of profile.collections) {
     if (!collection.methods.includes('GET') || !collection.itemPath) continue;
     try {
-      const response = await fetch(`${profile.baseUrls[0] as string}${collection.path}`, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, signal: AbortSignal.timeout(5000) });
+      const response = await fetch(`${profile.baseUrls[0] as string}${collection.path}`, {
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+        signal: AbortSignal.timeout(5000),
+      });
       if (!response.ok) continue;
       const first = itemsOf(await response.json())[0] as { id?: unknown } | undefined;
       if (typeof first?.id === 'number' || (typeof first?.id === 'string' && first.id !== '')) found.set(collection.name, first.id);
@@ -82,7 +89,13 @@ export async function existingIds(profile: TargetProfile): Promise<Map<string, n
 export async function smokeCheck(profile: TargetProfile): Promise<SmokeLine[]> {
   const baseUrl = profile.baseUrls[0] as string;
   const lines: SmokeLine[] = [];
-  const check = async (label: string, request: ProfileRequest, token: string | undefined, expect: (status: number) => boolean, wanted: string): Promise<void> => {
+  const check = async (
+    label: string,
+    request: ProfileRequest,
+    token: string | undefined,
+    expect: (status: number) => boolean,
+    wanted: string,
+  ): Promise<void> => {
     try {
       const { status, detail } = await send(baseUrl, request, token);
       const ok = expect(status);
@@ -99,7 +112,13 @@ export async function smokeCheck(profile: TargetProfile): Promise<SmokeLine[]> {
   if (valid) {
     for (const collection of profile.collections) {
       if (!collection.create || !collection.methods.includes('POST')) continue;
-      await check(`collections ${collection.name} create`, { method: 'POST', path: collection.path, body: collection.create }, valid, (s) => s >= 200 && s < 300, '2xx');
+      await check(
+        `collections ${collection.name} create`,
+        { method: 'POST', path: collection.path, body: collection.create },
+        valid,
+        (s) => s >= 200 && s < 300,
+        '2xx',
+      );
     }
   }
   for (const collection of profile.collections) {
@@ -110,7 +129,10 @@ export async function smokeCheck(profile: TargetProfile): Promise<SmokeLine[]> {
       const allow = listed ? await allowOf(baseUrl, path, valid) : undefined;
       if (!allow || !listed) continue;
       const same = allow.length === listed.length && allow.every((m) => listed.includes(m));
-      lines.push({ ok: same, text: `methods of ${path}: ${same ? listed.join(', ') : `the target's Allow is ${allow.join(', ')} but the profile lists ${listed.join(', ')} (from the document): the 405 checks would fail; correct the document or the profile`}` });
+      const problem =
+        `the target's Allow is ${allow.join(', ')} but the profile lists ${listed.join(', ')} (from the document): ` +
+        'the 405 checks would fail; correct the document or the profile';
+      lines.push({ ok: same, text: `methods of ${path}: ${same ? listed.join(', ') : problem}` });
     }
   }
   const limited = profile.tokens.limited;

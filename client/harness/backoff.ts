@@ -30,7 +30,10 @@ export function backoffOf(run: ScenarioRun, ctx: JudgeContext): { check: Check; 
     const next = 2 ** (k + 1) * S;
     const high = upperBound(next, ctx.tolerance, k === 0);
     const afterAbandoned = run.attempts[k]?.outcome === 'abandoned';
-    if (wait < lowerBound(min, ctx.tolerance, afterAbandoned) || wait >= high) bad.push(`wait ${k} was ${ms(wait)}, expected [${ms(min)}, ${ms(next)}) (measured bounds [${ms(lowerBound(min, ctx.tolerance, afterAbandoned))}, ${ms(high)}))`);
+    if (wait < lowerBound(min, ctx.tolerance, afterAbandoned) || wait >= high)
+      bad.push(
+        `wait ${k} was ${ms(wait)}, expected [${ms(min)}, ${ms(next)}) (measured bounds [${ms(lowerBound(min, ctx.tolerance, afterAbandoned))}, ${ms(high)}))`,
+      );
     jitter.push({ scenario: run.scenario, attempt: k, jitterSeconds: wait / S - 2 ** k, ...(afterAbandoned ? { afterAbandoned } : {}) });
   });
   const detail = `waits ${waits.map((w) => ms(w)).join(', ')}${bad.length > 0 ? `: ${bad.join('; ')}` : ''}`;
@@ -81,11 +84,21 @@ export function jitterChecks(samples: readonly JitterSample[], ctx: JudgeContext
       ? skip(ID.jitter, randomTitle, `only ${warm.length} waits after a second attempt were measured (${MIN_JITTER_SAMPLES} needed)`)
       : sd >= MIN_JITTER_SD
         ? pass(ID.jitter, randomTitle, `standard deviation ${sd.toFixed(3)} s over ${warm.length} jitters`)
-        : fail(ID.jitter, randomTitle, `the jitters are constant or confined to a narrow band: standard deviation ${sd.toFixed(3)} s (< ${MIN_JITTER_SD} s; a uniform jitter in [0, 1) s has 0.29 s) over ${warm.length} jitters (${warm.map((j) => j.toFixed(2)).join(', ')})`);
+        : fail(
+            ID.jitter,
+            randomTitle,
+            `the jitters are constant or confined to a narrow band: standard deviation ${sd.toFixed(3)} s (< ${MIN_JITTER_SD} s; a uniform jitter ` +
+            `in [0, 1) s has 0.29 s) over ${warm.length} jitters (${warm.map((j) => j.toFixed(2)).join(', ')})`,
+          );
   return [
     outside.length === 0
       ? pass(ID.jitter, rangeTitle, `jitters (s): ${list}`)
-      : fail(ID.jitter, rangeTitle, `jitters outside [0, 1) s (measuring tolerance ${ctx.tolerance.lateMs} ms): ${outside.map((s) => `${s.scenario} wait ${s.attempt}: ${s.jitterSeconds.toFixed(2)}`).join('; ')}; all: ${list}`),
+      : fail(
+          ID.jitter,
+          rangeTitle,
+          `jitters outside [0, 1) s (measuring tolerance ${ctx.tolerance.lateMs} ms): ` +
+          `${outside.map((s) => `${s.scenario} wait ${s.attempt}: ${s.jitterSeconds.toFixed(2)}`).join('; ')}; all: ${list}`,
+        ),
     randomness,
   ];
 }

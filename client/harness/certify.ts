@@ -92,7 +92,8 @@ export function adapterFailure(run: ScenarioRun): string | undefined {
   if (a.output !== null || a.killed) return undefined;
   const exit = a.signal ? `was ended by ${a.signal}` : `exited with code ${String(a.exitCode)}`;
   const stderr = a.stderr.trim();
-  return `scenario ${run.scenario}: the adapter ${exit} without its report line (${a.outputError ?? 'no output'}); stderr: ${stderr === '' ? '(empty)' : stderr.slice(-STDERR_KEPT)}`;
+  return `scenario ${run.scenario}: the adapter ${exit} without its report line (${a.outputError ?? 'no output'}); stderr: ` +
+    `${stderr === '' ? '(empty)' : stderr.slice(-STDERR_KEPT)}`;
 }
 
 function toTest(check: Check, run: ScenarioRun | undefined): TestRecord {
@@ -146,13 +147,20 @@ export async function certifyClient(options: CertifyOptions): Promise<Certificat
   if (probeFailure) {
     lag.disable();
     errors.push(probeFailure);
-    const notJudged = loadClientRequirements().map((req): RequirementResult => ({ id: req.id, level: req.level, outcome: 'skipped', reason: 'not judged: the adapter failed on the first scenario', tests: [] }));
+    const notJudged = loadClientRequirements().map((req): RequirementResult => ({
+      id: req.id,
+      level: req.level,
+      outcome: 'skipped',
+      reason: 'not judged: the adapter failed on the first scenario',
+      tests: [],
+    }));
     const results = buildResults(notJudged, options, scale, startedAt, started, warnings, false, errors, 2);
     return { results, runs: [], warnings, unusable: true };
   }
   const reported = probe?.adapter.output?.timeScale;
   if (probe && scale < 1 && reported !== scale) {
-    const warning = `the adapter reported ${reported === undefined ? 'no timeScale' : `timeScale ${reported}`} for HAC_TIME_SCALE=${scale}: the client does not apply the time scale, so it is certified in real time (time scale 1), which takes about a minute`;
+    const warning = `the adapter reported ${reported === undefined ? 'no timeScale' : `timeScale ${reported}`} for HAC_TIME_SCALE=${scale}: the ` +
+      `client does not apply the time scale, so it is certified in real time (time scale 1), which takes about a minute`;
     warnings.push(warning);
     log(`warning: ${warning}`);
     scale = 1;
@@ -209,10 +217,27 @@ export async function certifyClient(options: CertifyOptions): Promise<Certificat
   return { results, runs: judged.map((r) => r.run), warnings, unusable: false };
 }
 
-function buildResults(requirements: RequirementResult[], options: CertifyOptions & { harnessLagMs?: number }, scale: number, startedAt: Date, started: number, warnings: string[], complete: boolean, errors: string[], exitCode?: 2): RunResults {
+function buildResults(
+  requirements: RequirementResult[],
+  options: CertifyOptions & { harnessLagMs?: number },
+  scale: number,
+  startedAt: Date,
+  started: number,
+  warnings: string[],
+  complete: boolean,
+  errors: string[],
+  exitCode?: 2,
+): RunResults {
   return createResults({
     kind: 'client',
-    target: { command: options.command, requestedTimeScale: options.timeScale, timeScale: scale, scenarios: options.scenarios ?? [], warnings, ...(options.harnessLagMs !== undefined ? { harnessLagMs: options.harnessLagMs } : {}) },
+    target: {
+      command: options.command,
+      requestedTimeScale: options.timeScale,
+      timeScale: scale,
+      scenarios: options.scenarios ?? [],
+      warnings,
+      ...(options.harnessLagMs !== undefined ? { harnessLagMs: options.harnessLagMs } : {}),
+    },
     startedAt,
     durationMs: Math.round(performance.now() - started),
     strict: options.strict ?? false,

@@ -101,11 +101,20 @@ export async function clientCheckCommand(argv: string[]): Promise<number> {
   if (args.matrix) return matrixCommand(args);
   const log = args.json ? (line: string) => console.error(line) : (line: string) => console.log(`  ${line}`);
   if (!args.json) console.log(`client-check: certifying "${args.command}" (time scale ${args.timeScale})`);
-  const certification = await certifyClient({ command: args.command, timeScale: args.timeScale, concurrency: args.concurrency, scenarios: args.scenarios, strict: args.strict, log });
+  const certification = await certifyClient({
+    command: args.command,
+    timeScale: args.timeScale,
+    concurrency: args.concurrency,
+    scenarios: args.scenarios,
+    strict: args.strict,
+    log,
+  });
   const { results } = certification;
   const file = writeResults(resolve(args.out), results);
   if (certification.unusable) {
-    console.error(`client-check: the adapter failed on the first scenario, so the command cannot certify a client:\n${(results.errors ?? []).join('\n')}\nresults: ${file}`);
+    console.error(
+      `client-check: the adapter failed on the first scenario, so the command cannot certify a client:\n${(results.errors ?? []).join('\n')}\nresults: ${file}`,
+    );
     return 2;
   }
   if (args.json) {
@@ -117,10 +126,14 @@ export async function clientCheckCommand(argv: string[]): Promise<number> {
     }
     for (const w of certification.warnings) console.log(`warning: ${w}`);
     const s = results.summary;
-    console.log(`\n${s.passed} passed, ${s.failed} failed, ${s.warning} warnings, ${s.skipped} skipped in ${(results.durationMs / 1000).toFixed(1)} s (time scale ${String(results.target.timeScale)})`);
+    console.log(
+      `\n${s.passed} passed, ${s.failed} failed, ${s.warning} warnings, ${s.skipped} skipped in ${(results.durationMs / 1000).toFixed(1)} s (time ` +
+      `scale ${String(results.target.timeScale)})`,
+    );
     console.log(`results: ${file}`);
   }
-  if (!results.complete) console.error(`client-check: INCOMPLETE: the adapter failed in some scenarios, which were not judged:\n${(results.errors ?? []).join('\n')}`);
+  if (!results.complete)
+    console.error(`client-check: INCOMPLETE: the adapter failed in some scenarios, which were not judged:\n${(results.errors ?? []).join('\n')}`);
   return results.exitCode;
 }
 

@@ -28,7 +28,12 @@ function finalScenario(name: string, status: number, title: string, operation: S
       const surfaced = out?.status === status && out.problem?.title === title && out.problem.status === status;
       const checks: Check[] = [
         singleAttempt(run, id, status),
-        verdict(ID.surface, `${run.scenario}: the ${status} response and its problem are surfaced`, surfaced, `surfaced ${surfacedStatus(run)}, problem title ${JSON.stringify(out?.problem?.title ?? null)}`),
+        verdict(
+          ID.surface,
+          `${run.scenario}: the ${status} response and its problem are surfaced`,
+          surfaced,
+          `surfaced ${surfacedStatus(run)}, problem title ${JSON.stringify(out?.problem?.title ?? null)}`,
+        ),
       ];
       if (Object.keys(extra).some((k) => k !== 'type' && k !== 'errors')) {
         const ok = out?.status === status && out.problem !== null && out.error === null;
@@ -36,7 +41,14 @@ function finalScenario(name: string, status: number, title: string, operation: S
       }
       if (Array.isArray(extra.errors)) {
         const same = JSON.stringify(out?.problem?.errors ?? null) === JSON.stringify(extra.errors);
-        checks.push(verdict(ID.surface, `${run.scenario}: the problem's errors list is surfaced`, same, `surfaced errors ${JSON.stringify(out?.problem?.errors ?? null)}`));
+        checks.push(
+          verdict(
+            ID.surface,
+            `${run.scenario}: the problem's errors list is surfaced`,
+            same,
+            `surfaced errors ${JSON.stringify(out?.problem?.errors ?? null)}`,
+          ),
+        );
       }
       if (operation.method !== 'POST') return { checks };
       const key = run.attempts[0]?.headers['idempotency-key'];

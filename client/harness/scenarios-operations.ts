@@ -21,7 +21,10 @@ function postFailsOnce(): Scenario {
     description: 'POST /payments: 503 without Retry-After, then 201',
     operation: { kind: 'request', method: 'POST', path: '/payments', body: PAYMENT },
     budgetSeconds: 15,
-    script: (a) => (a.index === 0 ? { kind: 'respond', status: 503, body: problemBody(503, 'Service Unavailable', a.path) } : { kind: 'respond', status: 201, headers: { location: '/payments/1' }, body: payment(1) }),
+    script: (a) =>
+      a.index === 0
+        ? { kind: 'respond', status: 503, body: problemBody(503, 'Service Unavailable', a.path) }
+        : { kind: 'respond', status: 201, headers: { location: '/payments/1' }, body: payment(1) },
     judge: (run, ctx): Verdict => {
       const keys = run.attempts.map((a) => a.headers['idempotency-key']);
       const first = keys[0];
@@ -37,7 +40,12 @@ function postFailsOnce(): Scenario {
       const retryTitle = `${run.scenario}: a POST with an Idempotency-Key that got 503 is retried`;
       checks.push(
         first
-          ? verdict(ID.retryable, retryTitle, run.attempts.length === 2 && run.adapter.output?.status === 201, `attempts: ${attemptSummary(run.attempts)}; surfaced ${surfacedStatus(run)}`)
+          ? verdict(
+              ID.retryable,
+              retryTitle,
+              run.attempts.length === 2 && run.adapter.output?.status === 201,
+              `attempts: ${attemptSummary(run.attempts)}; surfaced ${surfacedStatus(run)}`,
+            )
           : skip(ID.retryable, retryTitle, 'the POST carried no key, so it must not be retried'),
       );
       const { check, jitter } = backoffOf(run, ctx);
@@ -56,7 +64,12 @@ function postFirstTry(): Scenario {
     script: () => ({ kind: 'respond', status: 201, headers: { location: '/payments/2' }, body: payment(2) }),
     judge: (run): Verdict => {
       const key = run.attempts[0]?.headers['idempotency-key'];
-      const single = verdict(ID.retryable, `${run.scenario}: a 201 is final`, run.attempts.length === 1 && run.adapter.output?.status === 201, `attempts: ${attemptSummary(run.attempts)}; surfaced ${surfacedStatus(run)}`);
+      const single = verdict(
+        ID.retryable,
+        `${run.scenario}: a 201 is final`,
+        run.attempts.length === 1 && run.adapter.output?.status === 201,
+        `attempts: ${attemptSummary(run.attempts)}; surfaced ${surfacedStatus(run)}`,
+      );
       return { checks: [keyPresent(run.scenario, key), single], operationKey: key ?? null };
     },
   };
@@ -66,7 +79,13 @@ function linksFollow(): Scenario {
   const secret = randomBytes(6).toString('hex');
   const orderPath = `/orders/${1000 + randomBytes(2).readUInt16BE(0)}`;
   const cancelPath = `/hac-${secret}${orderPath}/cancellation-${randomBytes(3).toString('hex')}`;
-  const order = (status: string) => ({ id: Number(orderPath.split('/')[2]), status, total: 12.5, currency: 'eur', _links: status === 'pending' ? { self: { href: orderPath }, cancel: { href: cancelPath, method: 'POST' } } : { self: { href: orderPath } } });
+  const order = (status: string) => ({
+    id: Number(orderPath.split('/')[2]),
+    status,
+    total: 12.5,
+    currency: 'eur',
+    _links: status === 'pending' ? { self: { href: orderPath }, cancel: { href: cancelPath, method: 'POST' } } : { self: { href: orderPath } },
+  });
   return {
     name: 'links-follow',
     description: 'GET an order whose cancel link points to an unguessable path, then follow the link',
@@ -75,7 +94,10 @@ function linksFollow(): Scenario {
     script: (a) => {
       const path = a.path.split('?')[0];
       if (path === orderPath && a.method === 'GET') return { kind: 'respond', status: 200, body: order('pending') };
-      if (path === cancelPath) return a.method === 'POST' ? { kind: 'respond', status: 200, body: order('cancelled') } : { kind: 'respond', status: 405, headers: { allow: 'POST' }, body: problemBody(405, 'Method Not Allowed', a.path) };
+      if (path === cancelPath)
+        return a.method === 'POST'
+          ? { kind: 'respond', status: 200, body: order('cancelled') }
+          : { kind: 'respond', status: 405, headers: { allow: 'POST' }, body: problemBody(405, 'Method Not Allowed', a.path) };
       return { kind: 'respond', status: 404, body: problemBody(404, 'Not Found', a.path) };
     },
     judge: (run): Verdict => {
@@ -99,12 +121,19 @@ function unknownMembers(): Scenario {
       kind: 'respond',
       status: 200,
       headers: { 'x-hac-future': 'v2', 'content-type': 'application/json; charset=utf-8; profile="https://http-api-conformance.dev/future"' },
-      body: { id: 1, name: 'resource', hacFutureMember: { nested: [1, 'two', null], flag: true }, _links: { self: { href: '/resource' }, 'hac-future': { href: '/future', method: 'PATCH', hints: { deprecated: false } } } },
+      body: {
+        id: 1,
+        name: 'resource',
+        hacFutureMember: { nested: [1, 'two', null], flag: true },
+        _links: { self: { href: '/resource' }, 'hac-future': { href: '/future', method: 'PATCH', hints: { deprecated: false } } },
+      },
     }),
     judge: (run): Verdict => {
       const out = run.adapter.output;
       const ok = out?.status === 200 && out.error === null;
-      return { checks: [verdict(ID.ignoreUnknown, `${run.scenario}: a representation with unknown members is accepted`, ok, `surfaced ${surfacedStatus(run)}`)] };
+      return {
+        checks: [verdict(ID.ignoreUnknown, `${run.scenario}: a representation with unknown members is accepted`, ok, `surfaced ${surfacedStatus(run)}`)],
+      };
     },
   };
 }

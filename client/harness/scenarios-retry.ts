@@ -27,7 +27,8 @@ function retriedToSuccess(run: ScenarioRun, what: string, attempts: number): Che
   const last = run.attempts.at(-1);
   const success = n === attempts && run.adapter.output?.status === 200;
   const cappedEarly = n >= 2 && n < attempts && last?.outcome === 'responded' && run.adapter.output?.status === last.status;
-  const detail = `attempts: ${attemptSummary(run.attempts)} (expected ${attempts}${cappedEarly ? `, or fewer at the client's cap: it stopped after ${n}` : ''}); surfaced ${surfacedStatus(run)}`;
+  const detail = `attempts: ${attemptSummary(run.attempts)} (expected ` +
+    `${attempts}${cappedEarly ? `, or fewer at the client's cap: it stopped after ${n}` : ''}); surfaced ${surfacedStatus(run)}`;
   return verdict(ID.retryable, title, success || cappedEarly, detail);
 }
 
@@ -44,7 +45,8 @@ function askedWait(run: ScenarioRun, ctx: JudgeContext, id: string, title: strin
   const expected = seconds * ctx.msPerSecond;
   const low = lowerBound(expected, ctx.tolerance);
   const high = upperBound(expected + ctx.msPerSecond, ctx.tolerance, k === 0);
-  const detail = `waited ${ms(wait)} after attempt ${k + 1}, expected [${ms(expected)}, ${ms(expected + ctx.msPerSecond)}) (${seconds.toFixed(2)} s of the document; measured bounds [${ms(low)}, ${ms(high)}))`;
+  const detail = `waited ${ms(wait)} after attempt ${k + 1}, expected [${ms(expected)}, ${ms(expected + ctx.msPerSecond)}) (${seconds.toFixed(2)} s ` +
+    `of the document; measured bounds [${ms(low)}, ${ms(high)}))`;
   return verdict(id, title, wait >= low && wait < high, detail);
 }
 
@@ -124,7 +126,12 @@ function rateLimitRemainingZero(): Scenario {
       if (a.index > 1) return OK;
       const reset = a.index === 0 ? randomSeconds(5, 6) : Number(previous[0]?.notes.resetSeconds ?? 5) - 2;
       a.notes.resetSeconds = reset;
-      return { kind: 'respond', status: 429, headers: { 'ratelimit-limit': '10', 'ratelimit-remaining': '0', 'ratelimit-reset': String(reset) }, body: problemBody(429, 'Too Many Requests', a.path) };
+      return {
+        kind: 'respond',
+        status: 429,
+        headers: { 'ratelimit-limit': '10', 'ratelimit-remaining': '0', 'ratelimit-reset': String(reset) },
+        body: problemBody(429, 'Too Many Requests', a.path),
+      };
     },
     judge: (run, ctx): Verdict => ({
       checks: [
@@ -165,7 +172,10 @@ function alwaysFailing(): Scenario {
       kind: 'respond',
       status: 500,
       headers: { 'x-hac-attempt': String(a.index + 1) },
-      body: problemBody(500, 'Internal Server Error', a.path, { type: 'https://http-api-conformance.dev/problems/scripted-failure', detail: `attempt ${a.index + 1} failed` }),
+      body: problemBody(500, 'Internal Server Error', a.path, {
+        type: 'https://http-api-conformance.dev/problems/scripted-failure',
+        detail: `attempt ${a.index + 1} failed`,
+      }),
     }),
     judge: (run, ctx): Verdict => {
       const n = run.attempts.length;
@@ -173,7 +183,12 @@ function alwaysFailing(): Scenario {
       const capTitle = `${run.scenario}: the client stops retrying on its own`;
       const referenceTitle = `${run.scenario}: the client makes ${REFERENCE_MAX_ATTEMPTS} attempts, the reference client's cap`;
       const checks: Check[] = [
-        verdict(ID.attemptCap, capTitle, !run.adapter.killed, run.adapter.killed ? `${n} attempts, still retrying when stopped after ${ms(run.adapter.durationMs)}` : `stopped after ${n} attempt(s)`),
+        verdict(
+          ID.attemptCap,
+          capTitle,
+          !run.adapter.killed,
+          run.adapter.killed ? `${n} attempts, still retrying when stopped after ${ms(run.adapter.durationMs)}` : `stopped after ${n} attempt(s)`,
+        ),
         run.adapter.killed
           ? skip(ID.attemptsReference, referenceTitle, 'the client never stopped retrying, so it has no cap to compare')
           : verdict(ID.attemptsReference, referenceTitle, n === REFERENCE_MAX_ATTEMPTS, `${n} attempts`),
@@ -183,8 +198,20 @@ function alwaysFailing(): Scenario {
       if (run.adapter.killed) {
         checks.push(skip(ID.surface, surfaceTitle, 'the client never stopped retrying'));
       } else {
-        const ok = out?.status === 500 && out.headers['x-hac-attempt'] === String(n) && out.problem?.detail === `attempt ${n} failed` && out.problem.type === 'https://http-api-conformance.dev/problems/scripted-failure';
-        checks.push(verdict(ID.surface, surfaceTitle, ok, `surfaced ${surfacedStatus(run)}, X-Hac-Attempt ${out?.headers['x-hac-attempt'] ?? 'absent'}, problem detail ${JSON.stringify(out?.problem?.detail ?? null)}; expected the attempt ${n} response`));
+        const ok =
+          out?.status === 500 &&
+          out.headers['x-hac-attempt'] === String(n) &&
+          out.problem?.detail === `attempt ${n} failed` &&
+          out.problem.type === 'https://http-api-conformance.dev/problems/scripted-failure';
+        checks.push(
+          verdict(
+            ID.surface,
+            surfaceTitle,
+            ok,
+            `surfaced ${surfacedStatus(run)}, X-Hac-Attempt ${out?.headers['x-hac-attempt'] ?? 'absent'}, problem detail ` +
+            `${JSON.stringify(out?.problem?.detail ?? null)}; expected the attempt ${n} response`,
+          ),
+        );
       }
       const { check, jitter } = backoffOf(run, ctx);
       checks.push(check);
@@ -232,7 +259,8 @@ function slowResponse(scale: number): Scenario {
       const held = slow.endedAt === undefined ? undefined : slow.endedAt - slow.arrivedAt;
       const abandoned = slow.outcome === 'abandoned';
       const retried = run.attempts.length >= 3 && run.adapter.output?.status === 200;
-      const detail = `slow attempt ${slow.outcome} after ${ms(held)} (the server would have answered after ${ms(slowSeconds * ctx.msPerSecond)}); attempts: ${attemptSummary(run.attempts)}; surfaced ${surfacedStatus(run)}`;
+      const detail = `slow attempt ${slow.outcome} after ${ms(held)} (the server would have answered after ${ms(slowSeconds * ctx.msPerSecond)}); ` +
+        `attempts: ${attemptSummary(run.attempts)}; surfaced ${surfacedStatus(run)}`;
       const checks: Check[] = [verdict(ID.timeout, title, abandoned && retried, detail)];
       if (!abandoned || held === undefined) {
         checks.push(skip(ID.timeoutReference, referenceTitle, `no timeout fired: ${detail}`));
@@ -243,7 +271,14 @@ function slowResponse(scale: number): Scenario {
         // measuring tolerance and the granularity of a coarse timer (COARSE_TIMER_MS).
         const low = lowerBound(expected * 0.9, ctx.tolerance);
         const high = upperBound(expected, ctx.tolerance) + COARSE_TIMER_MS;
-        checks.push(verdict(ID.timeoutReference, referenceTitle, held >= low && held < high, `abandoned after ${ms(held)}, expected ${ms(expected)} (measured bounds [${ms(low)}, ${ms(high)}))`));
+        checks.push(
+          verdict(
+            ID.timeoutReference,
+            referenceTitle,
+            held >= low && held < high,
+            `abandoned after ${ms(held)}, expected ${ms(expected)} (measured bounds [${ms(low)}, ${ms(high)}))`,
+          ),
+        );
       }
       checks.push(check);
       return { checks, jitter };
@@ -286,7 +321,12 @@ export function retryScenarios(scale: number): Scenario[] {
     connectionReset(),
     slowResponse(scale),
     failuresThenSuccess('mixed-failures-then-success', '502, 429 without headers, 504, then 200', [502, 429, 504]),
-    failuresThenSuccess('put-503-twice', 'PUT (idempotent, no key needed): 503 twice, then 200', [503, 503], { kind: 'request', method: 'PUT', path: '/resource', body: { name: 'renamed' } }),
+    failuresThenSuccess('put-503-twice', 'PUT (idempotent, no key needed): 503 twice, then 200', [503, 503], {
+      kind: 'request',
+      method: 'PUT',
+      path: '/resource',
+      body: { name: 'renamed' },
+    }),
     // Only in real time: below it the measuring allowance (250 ms) is a whole second of the
     // document or more, so no extra sample could show a jitter above 1 s.
     ...(scale >= 1 ? Array.from({ length: BACKOFF_SAMPLES }, (_, i) => backoffSample(i + 1)) : []),

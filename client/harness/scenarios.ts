@@ -27,7 +27,14 @@ export function bearerCheck(run: ScenarioRun, token: string): Check {
   const title = `${run.scenario}: every attempt carries the bearer token`;
   if (run.attempts.length === 0) return skip(ID.bearer, title, 'no request arrived');
   const missing = run.attempts.filter((a) => a.headers.authorization !== `Bearer ${token}`);
-  return verdict(ID.bearer, title, missing.length === 0, missing.length === 0 ? `${run.attempts.length} attempt(s)` : `attempts without it: ${missing.map((a) => `#${a.index + 1} (${a.headers.authorization === undefined ? 'absent' : 'wrong value'})`).join(', ')}`);
+  return verdict(
+    ID.bearer,
+    title,
+    missing.length === 0,
+    missing.length === 0
+      ? `${run.attempts.length} attempt(s)`
+      : `attempts without it: ${missing.map((a) => `#${a.index + 1} (${a.headers.authorization === undefined ? 'absent' : 'wrong value'})`).join(', ')}`,
+  );
 }
 
 /** CLIENT-IDEMPOTENCY-KEY-PER-OPERATION: the keys of distinct logical POST operations differ. */

@@ -140,7 +140,14 @@ export function createClient(options: ClientOptions): Client {
     return new URL(`${prefix}${path.startsWith('/') ? '' : '/'}${path}`);
   };
 
-  const attemptOnce = async (method: string, url: URL, headers: Record<string, string>, payload: string | undefined, key: string | undefined, attempts: number): Promise<Attempt> => {
+  const attemptOnce = async (
+    method: string,
+    url: URL,
+    headers: Record<string, string>,
+    payload: string | undefined,
+    key: string | undefined,
+    attempts: number,
+  ): Promise<Attempt> => {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs * timeScale} ms`)), timeoutMs * timeScale);
     try {
@@ -160,7 +167,17 @@ export function createClient(options: ClientOptions): Client {
       }
       const problem = parseProblem({ status: res.status, headers: responseHeaders, body }, res.statusText);
       return {
-        response: { method, url: url.href, status: res.status, ok: res.status >= 200 && res.status < 300, headers: responseHeaders, body, problem, attempts, idempotencyKey: key },
+        response: {
+          method,
+          url: url.href,
+          status: res.status,
+          ok: res.status >= 200 && res.status < 300,
+          headers: responseHeaders,
+          body,
+          problem,
+          attempts,
+          idempotencyKey: key,
+        },
       };
     } catch (error) {
       return { error: controller.signal.aborted ? controller.signal.reason : error };
@@ -199,7 +216,12 @@ export function createClient(options: ClientOptions): Client {
       const retryable = 'error' in outcome || isRetryableStatus(outcome.response.status);
       if (!retryable || !mayRetry || attempt + 1 >= maxAttempts) {
         if ('error' in outcome) {
-          throw new ClientNetworkError(`${verb} ${url.href} failed after ${attempt + 1} attempt(s): ${describe(outcome.error)}`, attempt + 1, outcome.error, lastResponse);
+          throw new ClientNetworkError(
+            `${verb} ${url.href} failed after ${attempt + 1} attempt(s): ${describe(outcome.error)}`,
+            attempt + 1,
+            outcome.error,
+            lastResponse,
+          );
         }
         if (options.throwOnProblem && outcome.response.problem) throw outcome.response.problem;
         return outcome.response as ClientResponse<T>;

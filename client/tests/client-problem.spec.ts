@@ -39,7 +39,9 @@ test.describe('problem documents', () => {
   });
 
   test('an error without a problem body becomes an about:blank problem', async () => {
-    const { fetch } = scriptedFetch([new Response('<html>bad gateway</html>', { status: 404, statusText: 'Not Found', headers: { 'content-type': 'text/html' } })]);
+    const { fetch } = scriptedFetch([
+      new Response('<html>bad gateway</html>', { status: 404, statusText: 'Not Found', headers: { 'content-type': 'text/html' } }),
+    ]);
     const res = await createClient({ baseUrl, fetch }).get('/resource');
     expect(res.body).toBe('<html>bad gateway</html>');
     expect(res.problem).toMatchObject({ type: 'about:blank', title: 'Not Found', status: 404 });

@@ -105,7 +105,10 @@ test.describe('CLIENT-RETRY-AFTER', () => {
 test.describe('CLIENT-RATELIMIT-REMAINING-WAIT', () => {
   test('RateLimit-Remaining 0 delays the next operation by RateLimit-Reset seconds', async () => {
     const time = fakeTime();
-    const { fetch, calls } = scriptedFetch([json(200, {}, { 'ratelimit-remaining': '0', 'ratelimit-reset': '4' }), json(200, {}, { 'ratelimit-remaining': '9', 'ratelimit-reset': '1' })], time.clock);
+    const { fetch, calls } = scriptedFetch(
+      [json(200, {}, { 'ratelimit-remaining': '0', 'ratelimit-reset': '4' }), json(200, {}, { 'ratelimit-remaining': '9', 'ratelimit-reset': '1' })],
+      time.clock,
+    );
     const client = createClient({ baseUrl, fetch, clock: time.clock, sleep: time.sleep });
     await client.get('/resource');
     await client.get('/resource');
@@ -116,7 +119,10 @@ test.describe('CLIENT-RATELIMIT-REMAINING-WAIT', () => {
 
   test('a 429 without Retry-After but with RateLimit-Remaining 0 waits the reset before retrying', async () => {
     const time = fakeTime();
-    const { fetch, calls } = scriptedFetch([problem(429, { 'ratelimit-limit': '10', 'ratelimit-remaining': '0', 'ratelimit-reset': '6' }), json(200, {})], time.clock);
+    const { fetch, calls } = scriptedFetch(
+      [problem(429, { 'ratelimit-limit': '10', 'ratelimit-remaining': '0', 'ratelimit-reset': '6' }), json(200, {})],
+      time.clock,
+    );
     const client = createClient({ baseUrl, fetch, clock: time.clock, sleep: time.sleep, random: randomSequence(0.5) });
     await client.get('/resource');
     expect((calls[1]?.at ?? 0) - (calls[0]?.at ?? 0)).toBe(6000);
@@ -124,7 +130,10 @@ test.describe('CLIENT-RATELIMIT-REMAINING-WAIT', () => {
 
   test('the longer of Retry-After and RateLimit-Reset wins', async () => {
     const time = fakeTime();
-    const { fetch, calls } = scriptedFetch([problem(429, { 'retry-after': '9', 'ratelimit-remaining': '0', 'ratelimit-reset': '3' }), json(200, {})], time.clock);
+    const { fetch, calls } = scriptedFetch(
+      [problem(429, { 'retry-after': '9', 'ratelimit-remaining': '0', 'ratelimit-reset': '3' }), json(200, {})],
+      time.clock,
+    );
     const client = createClient({ baseUrl, fetch, clock: time.clock, sleep: time.sleep });
     await client.get('/resource');
     expect((calls[1]?.at ?? 0) - (calls[0]?.at ?? 0)).toBe(9000);

@@ -13,12 +13,18 @@ import { ROOT } from './support/certify.ts';
 /** client → requirement → outcome, from a matrix. */
 function cellsOf(matrix: Matrix): Record<string, Record<string, string>> {
   const out: Record<string, Record<string, string>> = {};
-  for (const client of matrix.clients) out[client.name] = Object.fromEntries(matrix.requirements.map((r) => [r.id, r.cells[client.name]?.outcome ?? 'missing']));
+  for (const client of matrix.clients)
+    out[client.name] = Object.fromEntries(matrix.requirements.map((r) => [r.id, r.cells[client.name]?.outcome ?? 'missing']));
   return out;
 }
 
 function expectedCells(): Record<string, Record<string, string>> {
-  return Object.fromEntries(MATRIX_CLIENTS.map((c) => [c.name, Object.fromEntries(loadClientRequirements().map((r) => [r.id, KNOWN_VERDICTS[c.name]?.[r.id]?.outcome ?? 'not written down']))]));
+  return Object.fromEntries(
+    MATRIX_CLIENTS.map((c) => [
+      c.name,
+      Object.fromEntries(loadClientRequirements().map((r) => [r.id, KNOWN_VERDICTS[c.name]?.[r.id]?.outcome ?? 'not written down'])),
+    ]),
+  );
 }
 
 test('every client of the matrix has a known verdict, with its reason, for every client requirement; failures say how to fix them', () => {
@@ -28,7 +34,8 @@ test('every client of the matrix has a known verdict, with its reason, for every
     expect(Object.keys(known).sort(), client.name).toEqual(ids);
     for (const [id, verdict] of Object.entries(known)) {
       expect(verdict.why.length, `${client.name} ${id}`).toBeGreaterThan(10);
-      if (verdict.outcome === 'failed' || verdict.outcome === 'warning') expect(verdict.fix, `${client.name} ${id}`).toMatch(/^(configuration|the platform fetch cannot)/);
+      if (verdict.outcome === 'failed' || verdict.outcome === 'warning')
+        expect(verdict.fix, `${client.name} ${id}`).toMatch(/^(configuration|the platform fetch cannot)/);
     }
   }
 });

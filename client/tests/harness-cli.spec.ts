@@ -66,14 +66,18 @@ test.describe('client-check arguments', () => {
 test('--json prints results.json, and unselected requirements are skipped', async () => {
   const out = mkdtempSync(join(tmpdir(), 'hac-client-check-'));
   try {
-    const { code, stdout } = await runCli(['--command', fixtureCommand('reference-client.ts'), '--out', out, '--scenario', 'bad-request-400', '--scenario', 'validation-422', '--json']);
+    const { code, stdout } = await runCli([
+      '--command', fixtureCommand('reference-client.ts'), '--out', out, '--scenario', 'bad-request-400', '--scenario', 'validation-422', '--json',
+    ]);
     const printed = JSON.parse(stdout) as RunResults;
     expect(resultsSchemaErrors(printed)).toEqual([]);
     const written = readResults(join(out, 'results.json'));
     expect(printed).toEqual(written);
     expect(code).toBe(0);
     expect(printed.target).toMatchObject({ scenarios: ['bad-request-400', 'validation-422'] });
-    expect(idsWith(printed, 'passed')).toEqual(['CLIENT-BEARER-EVERY-REQUEST', 'CLIENT-IDEMPOTENCY-KEY-PER-OPERATION', 'CLIENT-NO-RETRY-400-422', 'CLIENT-SURFACE-LAST-RESPONSE']);
+    expect(idsWith(printed, 'passed')).toEqual([
+      'CLIENT-BEARER-EVERY-REQUEST', 'CLIENT-IDEMPOTENCY-KEY-PER-OPERATION', 'CLIENT-NO-RETRY-400-422', 'CLIENT-SURFACE-LAST-RESPONSE',
+    ]);
     expect(idsWith(printed, 'skipped')).toContain('CLIENT-ATTEMPT-CAP');
     expect(printed.requirements.find((r) => r.id === 'CLIENT-ATTEMPT-CAP')?.reason).toBe('no selected scenario checks this requirement');
   } finally {
@@ -111,8 +115,12 @@ test('an adapter that exits 1 at once makes the command unusable (exit 2), not a
 
 test('an adapter that crashes or prints garbage in some scenarios gives an incomplete run (exit 1); those scenarios are not judged', async () => {
   const reference = fixtureCommand('reference-client.ts');
-  const command = `case "$HAC_SCENARIO" in links-follow) echo 'boom in links' >&2; exit 1;; post-first-try) echo this-is-not-json;; *) exec ${reference};; esac`;
-  const { results, runs } = await certifyFixture('reference-client.ts', { command, scenarios: ['bad-request-400', 'links-follow', 'post-first-try', 'validation-422'] });
+  const command = `case "$HAC_SCENARIO" in links-follow) echo 'boom in links' >&2; exit 1;; post-first-try) echo this-is-not-json;; *) exec ` +
+    `${reference};; esac`;
+  const { results, runs } = await certifyFixture('reference-client.ts', {
+    command,
+    scenarios: ['bad-request-400', 'links-follow', 'post-first-try', 'validation-422'],
+  });
   expect(results.complete).toBe(false);
   expect(results.exitCode).toBe(1);
   expect(idsWith(results, 'failed'), failureReport(results)).toEqual([]);

@@ -45,11 +45,27 @@ test.describe('jitter judgement', () => {
 });
 
 test.describe('cross-run checks', () => {
-  const attempt = (headers: Record<string, string>) => ({ index: 0, method: 'GET', path: '/', headers, body: '', arrivedAt: 0, wallClockAt: 0, endedAt: 1, outcome: 'responded' as const, status: 200, notes: {} });
+  const attempt = (headers: Record<string, string>) => ({
+    index: 0,
+    method: 'GET',
+    path: '/',
+    headers,
+    body: '',
+    arrivedAt: 0,
+    wallClockAt: 0,
+    endedAt: 1,
+    outcome: 'responded' as const,
+    status: 200,
+    notes: {},
+  });
   const adapter = { output: null, outputError: undefined, exitCode: 0, signal: null, killed: false, stderr: '', durationMs: 1 };
 
   test('a missing or different bearer token fails', () => {
-    const run = { scenario: 'x', adapter, attempts: [attempt({ authorization: 'Bearer tok' }), { ...attempt({}), index: 1 }, { ...attempt({ authorization: 'Bearer other' }), index: 2 }] };
+    const run = {
+      scenario: 'x',
+      adapter,
+      attempts: [attempt({ authorization: 'Bearer tok' }), { ...attempt({}), index: 1 }, { ...attempt({ authorization: 'Bearer other' }), index: 2 }],
+    };
     const check = bearerCheck(run, 'tok');
     expect(check.status).toBe('failed');
     expect(check.detail).toBe('attempts without it: #2 (absent), #3 (wrong value)');
@@ -65,7 +81,9 @@ test.describe('cross-run checks', () => {
 
 test.describe('adapter output', () => {
   test('the last JSON line is read and header names are lower-cased', () => {
-    const { output } = parseAdapterOutput('log line\n{"status":422,"headers":{"Content-Type":"application/problem+json"},"problem":{"status":422},"error":null}\n\n');
+    const { output } = parseAdapterOutput(
+      'log line\n{"status":422,"headers":{"Content-Type":"application/problem+json"},"problem":{"status":422},"error":null}\n\n',
+    );
     expect(output).toEqual({ status: 422, headers: { 'content-type': 'application/problem+json' }, problem: { status: 422 }, error: null, body: undefined });
   });
 
@@ -110,7 +128,13 @@ function reqs4levels(): Record<string, string> {
 
 test.describe('requirement levels', () => {
   test('levels come from the catalogue, and IDs it lacks keep the fallback level', () => {
-    const base: Omit<Requirement, 'id' | 'level' | 'summary'> = { party: 'client', area: 'client', testable: 'client-harness', source: { section: '7', quote: 'q' }, references: [] };
+    const base: Omit<Requirement, 'id' | 'level' | 'summary'> = {
+      party: 'client',
+      area: 'client',
+      testable: 'client-harness',
+      source: { section: '7', quote: 'q' },
+      references: [],
+    };
     const reqs = loadClientRequirements({
       document: 'd',
       requirements: [
@@ -132,7 +156,12 @@ test.describe('requirement levels', () => {
   test('the real catalogue lists every ID the harness judges', () => {
     const ids = loadClientRequirements().map((r) => r.id);
     expect(ids).toHaveLength(17);
-    expect(reqs4levels()).toEqual({ 'CLIENT-ATTEMPT-CAP': 'MUST', 'CLIENT-ATTEMPTS-REFERENCE': 'SHOULD', 'CLIENT-TIMEOUT': 'MUST', 'CLIENT-TIMEOUT-REFERENCE': 'SHOULD' });
+    expect(reqs4levels()).toEqual({
+      'CLIENT-ATTEMPT-CAP': 'MUST',
+      'CLIENT-ATTEMPTS-REFERENCE': 'SHOULD',
+      'CLIENT-TIMEOUT': 'MUST',
+      'CLIENT-TIMEOUT-REFERENCE': 'SHOULD',
+    });
     expect(ids).toContain('CLIENT-IGNORE-UNKNOWN-MEMBERS');
   });
 });

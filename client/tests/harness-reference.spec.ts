@@ -15,7 +15,10 @@ test('the reference client passes every client requirement in under 60 s through
     const { code, stdout } = await runCli(['--command', fixtureCommand('reference-client.ts'), '--out', out]);
     const wall = performance.now() - started;
     const results = readResults(join(out, 'results.json'));
-    testInfo.annotations.push({ type: 'certification duration', description: `${results.durationMs} ms (CLI wall time ${Math.round(wall)} ms, time scale ${String(results.target.timeScale)})` });
+    testInfo.annotations.push({
+      type: 'certification duration',
+      description: `${results.durationMs} ms (CLI wall time ${Math.round(wall)} ms, time scale ${String(results.target.timeScale)})`,
+    });
     expect(idsWith(results, 'failed'), failureReport(results)).toEqual([]);
     expect(idsWith(results, 'warning'), failureReport(results)).toEqual([]);
     expect(idsWith(results, 'skipped')).toEqual([]);

@@ -11,7 +11,11 @@ test('a client that ignores Retry-After fails CLIENT-RETRY-AFTER whatever its ow
   const runs = await Promise.all(
     cases.map(async ([own, scale]) => {
       const command = `${own ? `HAC_FIXTURE_BACKOFF_SCALE=${own} ` : ''}${fixtureCommand('broken-ignores-retry-after.ts')}`;
-      const { results } = await certifyFixture('broken-ignores-retry-after.ts', { command, timeScale: scale, scenarios: ['retry-after-delta', 'retry-after-date'] });
+      const { results } = await certifyFixture('broken-ignores-retry-after.ts', {
+        command,
+        timeScale: scale,
+        scenarios: ['retry-after-delta', 'retry-after-date'],
+      });
       return { own: own || 'requested', scale, results };
     }),
   );

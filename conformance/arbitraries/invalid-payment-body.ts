@@ -6,7 +6,13 @@
 import fc from 'fast-check';
 import { validationErrors } from '../../spec/schemas.ts';
 
-const wrongTypes: fc.Arbitrary<unknown> = fc.oneof(fc.string({ maxLength: 8 }), fc.boolean(), fc.constant(null), fc.array(fc.integer(), { maxLength: 2 }), fc.constant({}));
+const wrongTypes: fc.Arbitrary<unknown> = fc.oneof(
+  fc.string({ maxLength: 8 }),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.integer(), { maxLength: 2 }),
+  fc.constant({}),
+);
 
 /** Amounts that are not an integer in 1 … 100 000 000 (or, sometimes, a valid one). */
 export const amountValue: fc.Arbitrary<unknown> = fc.oneof(

@@ -34,7 +34,9 @@ function explain(error: NodeJS.ErrnoException, url: URL): string {
     default:
       if (error.code?.startsWith('HPE_')) return `${url.host} did not answer with HTTP (${error.code})`;
       // D-SUITE-TRUST: a private CA or a self-signed staging certificate is trusted with --ca FILE.
-      if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/.test(error.code ?? '')) return `the TLS certificate of ${url.host} is not trusted (${error.message}): give its CA certificate with --ca FILE (PEM), or --insecure to skip verification`;
+      if (/CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/.test(error.code ?? ''))
+        return `the TLS certificate of ${url.host} is not trusted (${error.message}): give its CA certificate with --ca FILE (PEM), or --insecure ` +
+          `to skip verification`;
       return `${error.code ?? 'error'}: ${error.message}`;
   }
 }

@@ -66,10 +66,20 @@ export function formatDisagreements(results: RunResults): string {
       .filter(([, n]) => n > 0)
       .map(([o, n]) => `${n} ${o}`)
       .join(', ');
-    return [id, levels.get(id) ?? '', `${repeat.runs - Math.max(...(['passed', 'failed', 'warning', 'skipped'] as const).map((o) => list.filter((x) => x === o).length))} of ${repeat.runs}`, counts, list.join(' ')];
+    return [
+      id,
+      levels.get(id) ?? '',
+      `${repeat.runs - Math.max(...(['passed', 'failed', 'warning', 'skipped'] as const).map((o) => list.filter((x) => x === o).length))} of ${repeat.runs}`,
+      counts,
+      list.join(' '),
+    ];
   });
   const header = ['requirement', 'level', 'disagreed', 'outcomes', 'per run'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
-  return [`${head}: ${repeat.disagreeing.length} requirement(s) disagreed between runs (a flaky target or a flaky check)`, line(header), ...rows.map(line)].join('\n');
+  return [
+    `${head}: ${repeat.disagreeing.length} requirement(s) disagreed between runs (a flaky target or a flaky check)`,
+    line(header),
+    ...rows.map(line),
+  ].join('\n');
 }

@@ -39,7 +39,8 @@ async function checkFaultInjection(profile: TargetProfile, base: string): Promis
     {
       field: 'features.faultInjection',
       problem: `the target ignores ${fault.header}: 500 (${describe(response)}, not 500)`,
-      fix: 'turn fault injection on in the target (reference server: `npm start`, or `serve --fault-injection`), or remove features.faultInjection from the profile (the checks that need it are then skipped)',
+      fix: 'turn fault injection on in the target (reference server: `npm start`, or `serve --fault-injection`), or remove features.faultInjection ' +
+        'from the profile (the checks that need it are then skipped)',
     },
   ];
 }
@@ -53,12 +54,14 @@ async function checkSlowValue(profile: TargetProfile, base: string): Promise<Fea
   const headers = { authorization: `Bearer ${profile.tokens.valid}`, 'idempotency-key': key, [fault.header]: fault.slowValue };
   const response = await send(base, 'POST', idem.path, { headers, json: fillTemplate(idem.body), timeoutMs: 15_000 });
   if (response.status >= 200 && response.status < 300 && response.durationMs >= SLOW_WINDOW_MS - SLOW_TOLERANCE_MS) return [];
-  const what = response.status >= 300 ? `${describe(response)}` : `${describe(response)} after ${Math.round(response.durationMs)} ms, not at least ${SLOW_WINDOW_MS} ms`;
+  const what =
+    response.status >= 300 ? `${describe(response)}` : `${describe(response)} after ${Math.round(response.durationMs)} ms, not at least ${SLOW_WINDOW_MS} ms`;
   return [
     {
       field: 'features.faultInjection.slowValue',
       problem: `the target does not hold a request carrying ${fault.header}: ${fault.slowValue} (${what})`,
-      fix: 'make the target delay such requests (reference server: fault injection on, slowValue "delay-500"), or remove slowValue from the profile (the in-flight checks then run without it, or are skipped)',
+      fix: 'make the target delay such requests (reference server: fault injection on, slowValue "delay-500"), or remove slowValue from the profile ' +
+        '(the in-flight checks then run without it, or are skipped)',
     },
   ];
 }
@@ -74,7 +77,9 @@ async function checkRateLimitTokens(profile: TargetProfile, base: string): Promi
   const tokens: { field: string; token: string; capacity?: number; capacityField: string }[] = [
     ...(rateLimit ? [{ field: 'tokens.rateLimit', token: rateLimit, capacity, capacityField: 'rateLimit.capacity' }] : []),
     ...(rateLimitPool ?? []).map((token, index) => ({ field: `tokens.rateLimitPool[${index}]`, token, capacity, capacityField: 'rateLimit.capacity' })),
-    ...(rateLimitSlow ? [{ field: 'tokens.rateLimitSlow.token', token: rateLimitSlow.token, capacity: rateLimitSlow.capacity, capacityField: 'tokens.rateLimitSlow.capacity' }] : []),
+    ...(rateLimitSlow
+      ? [{ field: 'tokens.rateLimitSlow.token', token: rateLimitSlow.token, capacity: rateLimitSlow.capacity, capacityField: 'tokens.rateLimitSlow.capacity' }]
+      : []),
   ];
   const problems = await Promise.all(
     tokens.map(async ({ field, token, capacity: declared, capacityField }): Promise<FeatureProblem[]> => {
@@ -84,7 +89,13 @@ async function checkRateLimitTokens(profile: TargetProfile, base: string): Promi
         timeoutMs: 10_000,
       });
       if (response.status === 401) {
-        return [{ field, problem: `the target does not know this token (${describe(response)})`, fix: `configure the token in the target, or name a token it knows in ${field}` }];
+        return [
+          {
+            field,
+            problem: `the target does not know this token (${describe(response)})`,
+            fix: `configure the token in the target, or name a token it knows in ${field}`,
+          },
+        ];
       }
       const limit = response.headers['ratelimit-limit']?.trim();
       if (declared === undefined || limit === undefined || !/^\d+$/.test(limit) || Number(limit) === declared) return [];

@@ -34,8 +34,14 @@ td.n-failed:not(.zero) { color: var(--fail); font-weight: 600; }
 td.n-warning:not(.zero) { color: var(--warn); font-weight: 600; }
 td.zero { color: #8c959f; }
 button.area-link { background: none; border: 0; padding: 0; color: #0969da; cursor: pointer; font: inherit; text-decoration: underline; }
-.filters { position: sticky; top: 0; z-index: 1; background: #fff; display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; padding: 10px 0; border-bottom: 1px solid var(--line); }
-.filters button.outcome { border: 1px solid var(--line); background: var(--soft); border-radius: 16px; padding: 3px 12px; cursor: pointer; font: inherit; font-size: 14px; }
+.filters {
+  position: sticky; top: 0; z-index: 1; background: #fff; display: flex; flex-wrap: wrap; gap: 8px 16px;
+  align-items: center; padding: 10px 0; border-bottom: 1px solid var(--line);
+}
+.filters button.outcome {
+  border: 1px solid var(--line); background: var(--soft); border-radius: 16px; padding: 3px 12px; cursor: pointer;
+  font: inherit; font-size: 14px;
+}
 .filters button.outcome[aria-pressed="true"] { background: var(--ink); color: #fff; border-color: var(--ink); }
 .filters select { font: inherit; font-size: 14px; padding: 2px 6px; }
 #shown { color: #57606a; font-size: 14px; }
@@ -45,8 +51,14 @@ article.req > details > summary { cursor: pointer; padding: 8px 4px; display: fl
 article.req > details > summary::before { content: "▸"; color: #8c959f; }
 article.req > details[open] > summary::before { content: "▾"; }
 article.req > details > summary:hover { background: var(--soft); }
-.pill { display: inline-block; min-width: 64px; text-align: center; border-radius: 10px; padding: 0 8px; font-size: 12px; font-weight: 600; color: #fff; text-transform: uppercase; letter-spacing: .03em; }
-.pill.passed { background: var(--pass); } .pill.failed { background: var(--fail); } .pill.warning { background: var(--warn); } .pill.skipped { background: var(--skip); }
+.pill {
+  display: inline-block; min-width: 64px; text-align: center; border-radius: 10px; padding: 0 8px; font-size: 12px;
+  font-weight: 600; color: #fff; text-transform: uppercase; letter-spacing: .03em;
+}
+.pill.passed { background: var(--pass); }
+.pill.failed { background: var(--fail); }
+.pill.warning { background: var(--warn); }
+.pill.skipped { background: var(--skip); }
 .level { font-size: 12px; font-weight: 600; border: 1px solid var(--line); border-radius: 4px; padding: 0 5px; }
 .level.MUST { border-color: var(--ink); }
 .area { font-size: 12px; color: #57606a; }
@@ -60,13 +72,22 @@ blockquote cite { display: block; font-style: normal; font-size: 13px; color: #5
 .decision { margin: 8px 0; }
 .decision .text { color: #333; font-size: 14px; }
 .decision details > summary { cursor: pointer; color: #0969da; font-size: 14px; }
-.decision .text.md { white-space: pre-wrap; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace; font-size: 12.5px; background: var(--soft); border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; max-height: 420px; overflow: auto; }
+.decision .text.md {
+  white-space: pre-wrap; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace;
+  font-size: 12.5px; background: var(--soft); border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px;
+  max-height: 420px; overflow: auto;
+}
 ol.tests { padding-left: 20px; margin: 8px 0; }
 ol.tests li { margin: 6px 0; }
 .test-status { font-weight: 600; }
-.test-status.passed { color: var(--pass); } .test-status.failed, .test-status.timedOut, .test-status.interrupted { color: var(--fail); } .test-status.skipped { color: var(--skip); }
+.test-status.passed { color: var(--pass); }
+.test-status.failed, .test-status.timedOut, .test-status.interrupted { color: var(--fail); }
+.test-status.skipped { color: var(--skip); }
 .loc { color: #57606a; font-size: 12px; }
-pre { background: var(--soft); border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; white-space: pre-wrap; overflow-wrap: anywhere; margin: 4px 0; max-height: 420px; overflow: auto; }
+pre {
+  background: var(--soft); border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; white-space: pre-wrap;
+  overflow-wrap: anywhere; margin: 4px 0; max-height: 420px; overflow: auto;
+}
 pre.curl { background: #0d1117; color: #e6edf3; border-color: #0d1117; }
 .evidence h5 { margin: 10px 0 2px; font-size: 13px; }
 @media print { .filters { display: none; } article.req[hidden] { display: block; } }
@@ -96,7 +117,12 @@ export const REPORT_JS = `
   for (const button of buttons) button.addEventListener('click', () => { state.outcome = button.dataset.filterOutcome; apply(); });
   area.addEventListener('change', () => { state.area = area.value; apply(); });
   for (const link of document.querySelectorAll('button[data-filter-area]')) {
-    link.addEventListener('click', () => { state.area = link.dataset.filterArea; state.outcome = 'all'; apply(); document.getElementById('requirements').scrollIntoView(); });
+    link.addEventListener('click', () => {
+      state.area = link.dataset.filterArea;
+      state.outcome = 'all';
+      apply();
+      document.getElementById('requirements').scrollIntoView();
+    });
   }
   apply();
 })();

@@ -46,8 +46,12 @@ function evidence(exchange: Exchange): string {
       .filter(([name]) => !NOISE_HEADERS.has(name))
       .map(([name, value]) => `${name}: ${value}`)
       .join('\n');
-    const size = exchange.response.bodyBytes > exchange.response.body.length ? ` (first ${exchange.response.body.length} of ${exchange.response.bodyBytes} bytes)` : '';
-    parts.push(`<h5>Response received${e(size)}</h5><pre class="response">HTTP ${exchange.response.status} ${e(STATUS_CODES[exchange.response.status] ?? '')}\n${e(headers)}${exchange.response.body ? `\n\n${e(exchange.response.body)}` : ''}</pre>`);
+    const size =
+      exchange.response.bodyBytes > exchange.response.body.length ? ` (first ${exchange.response.body.length} of ${exchange.response.bodyBytes} bytes)` : '';
+    parts.push(
+      `<h5>Response received${e(size)}</h5><pre class="response">HTTP ${exchange.response.status} ${e(STATUS_CODES[exchange.response.status] ?? '')}\n` +
+        `${e(headers)}${exchange.response.body ? `\n\n${e(exchange.response.body)}` : ''}</pre>`,
+    );
   } else {
     parts.push(`<h5>No response</h5><pre class="response">${e(exchange.error ?? 'the target did not answer')}</pre>`);
   }
@@ -57,7 +61,9 @@ function evidence(exchange: Exchange): string {
 
 function testItem(test: TestRecord): string {
   const where = test.location ? ` <span class="loc">${e(test.location)}</span>` : '';
-  const lines = [`<li><span class="test-status ${e(test.status)}">${e(test.status)}</span> ${e(test.title)}${where} <span class="loc">${test.durationMs} ms</span>`];
+  const lines = [
+    `<li><span class="test-status ${e(test.status)}">${e(test.status)}</span> ${e(test.title)}${where} <span class="loc">${test.durationMs} ms</span>`,
+  ];
   if (test.reason) lines.push(`<div class="reason">${e(test.reason)}</div>`);
   if (test.error) lines.push(`<pre class="error">${e(test.error)}</pre>`);
   if (test.exchange) lines.push(evidence(test.exchange));
@@ -75,15 +81,20 @@ function requirementArticle(r: RequirementView): string {
   }
   for (const also of r.alsoIn) body.push(`<blockquote>“${e(also.quote)}”<cite>${e(`also in section ${also.section}`)}</cite></blockquote>`);
   for (const d of r.decisions) {
-    const heading = `<strong>${e(d.name)}</strong> ${e(d.title)} <span class="loc">(spec/decisions.md; ${d.relation === 'creates' ? 'creates this requirement' : 'refines this requirement'})</span>`;
+    const relation = d.relation === 'creates' ? 'creates this requirement' : 'refines this requirement';
+    const heading = `<strong>${e(d.name)}</strong> ${e(d.title)} <span class="loc">(spec/decisions.md; ${relation})</span>`;
     const short = d.decision.length <= 400 && !d.decision.includes('\n\n') && !d.decision.includes('|');
-    const text = short ? `<div class="text">${e(d.decision.replace(/\s+/g, ' '))}</div>` : `<details><summary>the decision</summary><div class="text md">${e(d.decision)}</div></details>`;
+    const text = short
+      ? `<div class="text">${e(d.decision.replace(/\s+/g, ' '))}</div>`
+      : `<details><summary>the decision</summary><div class="text md">${e(d.decision)}</div></details>`;
     body.push(`<div class="decision">${heading}${d.decision ? text : ''}</div>`);
   }
   if (r.tests.length > 0) body.push(`<ol class="tests">${r.tests.map(testItem).join('')}</ol>`);
   return [
     `<article class="req" id="req-${e(r.id)}" data-outcome="${r.outcome}" data-area="${e(r.area)}" data-level="${r.level}">`,
-    `<details${open}><summary class="req-head"><span class="pill ${r.outcome}">${r.outcome}</span> <code>${e(r.id)}</code> <span class="level ${r.level}">${r.level}</span> <span class="area">${e(r.area)}</span> <span class="summary-text">${e(r.summary)}</span>${r.outcome === 'skipped' && r.reason ? `<span class="why">${e(r.reason)}</span>` : ''}</summary>`,
+    `<details${open}><summary class="req-head"><span class="pill ${r.outcome}">${r.outcome}</span> <code>${e(r.id)}</code> ` +
+      `<span class="level ${r.level}">${r.level}</span> <span class="area">${e(r.area)}</span> <span class="summary-text">${e(r.summary)}</span>` +
+      `${r.outcome === 'skipped' && r.reason ? `<span class="why">${e(r.reason)}</span>` : ''}</summary>`,
     `<div class="req-body">${body.join('')}</div></details></article>`,
   ].join('');
 }
@@ -114,8 +125,13 @@ function meta(view: ReportView): string {
 function repeated(view: ReportView): string {
   const repeat = view.results.repeat;
   if (!repeat) return '';
-  const items = repeat.disagreeing.map((id) => `<li><a href="#req-${e(id)}"><code>${e(id)}</code></a>: ${e((repeat.outcomes[id] ?? []).join(', '))}</li>`).join('');
-  const verdict = repeat.disagreeing.length > 0 ? `<p>The outcome of ${repeat.disagreeing.length} requirement(s) differed between runs:</p><ul>${items}</ul>` : '<p>Every requirement had the same outcome in every run.</p>';
+  const items = repeat.disagreeing
+    .map((id) => `<li><a href="#req-${e(id)}"><code>${e(id)}</code></a>: ${e((repeat.outcomes[id] ?? []).join(', '))}</li>`)
+    .join('');
+  const verdict =
+    repeat.disagreeing.length > 0
+      ? `<p>The outcome of ${repeat.disagreeing.length} requirement(s) differed between runs:</p><ul>${items}</ul>`
+      : '<p>Every requirement had the same outcome in every run.</p>';
   return `<section class="errors repeat" id="repeat"><h2>${repeat.runs} runs</h2><p>Exit codes: ${e(repeat.exitCodes.join(', '))}.</p>${verdict}</section>`;
 }
 
@@ -124,9 +140,18 @@ export function renderHtmlReport(view: ReportView, badge = ''): string {
   const r = view.results;
   const name = typeof r.target.name === 'string' ? r.target.name : r.kind === 'client' ? 'client' : 'target';
   const csp = `default-src 'none'; style-src ${sha256(REPORT_CSS)}; script-src ${sha256(REPORT_JS)}; img-src data:`;
-  const errors = [...(r.errors ?? []), ...(r.unknownIds?.length ? [`requirement IDs declared by tests but missing from the catalogue: ${r.unknownIds.join(', ')}`] : [])];
+  const errors = [
+    ...(r.errors ?? []),
+    ...(r.unknownIds?.length ? [`requirement IDs declared by tests but missing from the catalogue: ${r.unknownIds.join(', ')}`] : []),
+  ];
   const warnings = r.warnings ?? [];
   const counts = (o: string): number => (o === 'all' ? view.requirements.length : view.requirements.filter((q) => q.outcome === o).length);
+  const perLevel = view.byLevel.map((l) => `<tr><th>${l.level}</th>${countCells(l.counts)}</tr>`).join('');
+  const areaLink = (area: string): string => `<button class="area-link" type="button" data-filter-area="${e(area)}">${e(area)}</button>`;
+  const perArea = view.byArea.map((a) => `<tr><th>${areaLink(a.area)}</th>${countCells(a.counts)}</tr>`).join('');
+  const outcomeButton = (o: string): string =>
+    `<button type="button" class="outcome" data-filter-outcome="${o}" aria-pressed="${o === 'all'}">${o} (${counts(o)})</button>`;
+  const areaOptions = view.byArea.map((a) => `<option value="${e(a.area)}">${e(a.area)}</option>`).join('');
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -148,14 +173,14 @@ ${errors.length > 0 ? `<section class="errors"><h2>Run problems</h2><ul>${errors
 ${warnings.length > 0 ? `<section class="errors warnings"><h2>Warnings</h2><ul>${warnings.map((x) => `<li>${e(x)}</li>`).join('')}</ul></section>` : ''}
 ${repeated(view)}
 <section class="counts">
-<div><h2>Per level</h2><table id="per-level">${countsHeader('level')}<tbody>${view.byLevel.map((l) => `<tr><th>${l.level}</th>${countCells(l.counts)}</tr>`).join('')}</tbody></table></div>
-<div><h2>Per area</h2><table id="per-area">${countsHeader('area')}<tbody>${view.byArea.map((a) => `<tr><th><button class="area-link" type="button" data-filter-area="${e(a.area)}">${e(a.area)}</button></th>${countCells(a.counts)}</tr>`).join('')}</tbody></table></div>
+<div><h2>Per level</h2><table id="per-level">${countsHeader('level')}<tbody>${perLevel}</tbody></table></div>
+<div><h2>Per area</h2><table id="per-area">${countsHeader('area')}<tbody>${perArea}</tbody></table></div>
 </section>
 <section id="requirements">
 <h2>Requirements</h2>
 <div class="filters" role="toolbar" aria-label="Filter requirements">
-${['all', ...OUTCOMES].map((o) => `<button type="button" class="outcome" data-filter-outcome="${o}" aria-pressed="${o === 'all'}">${o} (${counts(o)})</button>`).join('')}
-<label>area <select id="area-filter"><option value="">all areas</option>${view.byArea.map((a) => `<option value="${e(a.area)}">${e(a.area)}</option>`).join('')}</select></label>
+${['all', ...OUTCOMES].map(outcomeButton).join('')}
+<label>area <select id="area-filter"><option value="">all areas</option>${areaOptions}</select></label>
 <span id="shown">${view.requirements.length} of ${view.requirements.length} requirements shown</span>
 </div>
 ${view.requirements.map(requirementArticle).join('\n')}

@@ -28,7 +28,9 @@ export function formatSummary(results: RunResults, width = 160): string {
     const of = results.requirements.filter((r) => r.level === level);
     if (of.length === 0) continue;
     const count = (o: Outcome): number => of.filter((r) => r.outcome === o).length;
-    lines.push(`${level.padEnd(6)}  ${count('passed')} passed, ${count('failed')} failed, ${count('warning')} warning, ${count('skipped')} skipped (of ${of.length})`);
+    lines.push(
+      `${level.padEnd(6)}  ${count('passed')} passed, ${count('failed')} failed, ${count('warning')} warning, ${count('skipped')} skipped (of ${of.length})`,
+    );
   }
   if (results.errors?.length) lines.push('', 'run incomplete:', ...results.errors.map((e) => `  - ${e}`));
   return lines.join('\n');

@@ -32,7 +32,8 @@ test('node parseArgs errors are reworded as the problem and its fix', () => {
 test('values are checked with one wording', () => {
   expect(wholeNumber('--n', undefined, 1, 3)).toBeUndefined();
   expect(wholeNumber('--n', '3', 1, 3)).toBe(3);
-  for (const bad of ['0', '4', '2.5', 'x', '']) expect(problem(() => wholeNumber('--n', bad, 1, 3))).toBe(`--n must be a whole number from 1 to 3 (got "${bad}")`);
+  for (const bad of ['0', '4', '2.5', 'x', ''])
+    expect(problem(() => wholeNumber('--n', bad, 1, 3))).toBe(`--n must be a whole number from 1 to 3 (got "${bad}")`);
   expect(oneOf('--kind', 'b', ['a', 'b'])).toBe('b');
   expect(problem(() => oneOf('--kind', 'c', ['a', 'b']))).toBe('--kind must be one of a, b (got "c")');
   expect(baseUrl('--target', 'https://api.example.com/v1/')).toBe('https://api.example.com/v1');
@@ -47,5 +48,8 @@ test('run, serve and client-check share the wording', () => {
   }
   expect(problem(() => parseServeOptions(['--port', '70000']))).toBe('--port must be a whole number from 0 to 65535 (got "70000")');
   expect(problem(() => parseCheckOptions(['--command', 'true', '--concurrency', '0']))).toBe('--concurrency must be a whole number from 1 to 64 (got "0")');
-  expect(parseServeOptions(['--redis-cluster', '127.0.0.1:7000,127.0.0.1:7001']).overrides).toEqual({ store: 'redis', redisCluster: ['127.0.0.1:7000', '127.0.0.1:7001'] });
+  expect(parseServeOptions(['--redis-cluster', '127.0.0.1:7000,127.0.0.1:7001']).overrides).toEqual({
+    store: 'redis',
+    redisCluster: ['127.0.0.1:7000', '127.0.0.1:7001'],
+  });
 });

@@ -114,7 +114,11 @@ test('the widgets API passes the generic checks; the example-API group is skippe
 test('--grep selects one requirement and --reporter junit writes a JUnit file', { tag: ['@cli'] }, async () => {
   await withServer(() => startWidgets(0), async (url) => {
     const out = tempOut('junit');
-    const run = await runCli(['--profile', WIDGETS_PROFILE, '--target', url, '--grep', 'STATUS-404-UNKNOWN-ROUTE', '--reporter', 'junit', '--out', out], {}, 120_000);
+    const run = await runCli(
+      ['--profile', WIDGETS_PROFILE, '--target', url, '--grep', 'STATUS-404-UNKNOWN-ROUTE', '--reporter', 'junit', '--out', out],
+      {},
+      120_000,
+    );
     expect(run.code, explain(run)).toBe(0);
     const junit = join(out, 'junit.xml');
     expect(existsSync(junit)).toBe(true);

@@ -61,8 +61,17 @@ test('spec/openapi.yaml gives the example API: every top-level collection, valid
   expect(draft.collections.find((c) => c.path === '/transfers')?.create).toBeUndefined();
   expect(draft.notes.join('\n')).toContain('/posts/{id}/comments');
   // Every create body is valid against the project's own request schema once {{unique}} is filled.
-  for (const [path, schema] of [['/users', 'user-request'], ['/orders', 'order-request'], ['/payments', 'payment-request'], ['/authors', 'author-request']] as const) {
-    const body = JSON.parse(JSON.stringify(draft.collections.find((c) => c.path === path)?.create).split('{{unique}}').join('x1')) as unknown;
+  for (const [path, schema] of [
+    ['/users', 'user-request'],
+    ['/orders', 'order-request'],
+    ['/payments', 'payment-request'],
+    ['/authors', 'author-request'],
+  ] as const) {
+    const body = JSON.parse(
+      JSON.stringify(draft.collections.find((c) => c.path === path)?.create)
+        .split('{{unique}}')
+        .join('x1'),
+    ) as unknown;
     const validate = getValidator(schema);
     expect(validate(body), `${path}: ${JSON.stringify(validate.errors)}`).toBe(true);
     expect(getValidator(schema)(draft.collections.find((c) => c.path === path)?.invalid?.body)).toBe(false);
@@ -91,7 +100,9 @@ test('{{unique}} goes where a value must differ per request, and each invalid va
     body: { email: 'not-an-email', homepage: 'not a uri', handle: '', age: -1, price: 'not-a-number', active: 'not-a-boolean', unexpectedMember: 1 },
     fields: ['email', 'homepage', 'handle', 'age', 'price', 'active', 'unexpectedMember'],
   });
-  expect(validBody({ schema, example: { email: 'a@b.example', homepage: 'https://b.example', handle: 'abc', age: 1, price: 2, active: true } })?.email).toBe('a-{{unique}}@b.example');
+  expect(validBody({ schema, example: { email: 'a@b.example', homepage: 'https://b.example', handle: 'abc', age: 1, price: 2, active: true } })?.email).toBe(
+    'a-{{unique}}@b.example',
+  );
 });
 
 test('on a terminal the missing values are asked, an empty answer leaves a value out', async () => {
@@ -149,7 +160,10 @@ test('the smoke check against --target names a method the document omits, and in
   writeFileSync(openapi, stringifyYaml(doc));
   const widgets = await startWidgets(0);
   try {
-    const init = await runNode([CLI, 'init', '--openapi', openapi, '--target', widgets.url, '--token', 'widgets-admin-ann', '--limited-token', 'widgets-viewer-cy', '--out', join(dir, 'p.json')]);
+    const init = await runNode([
+      CLI, 'init', '--openapi', openapi, '--target', widgets.url, '--token', 'widgets-admin-ann', '--limited-token', 'widgets-viewer-cy',
+      '--out', join(dir, 'p.json'),
+    ]);
     expect(init.code, init.stdout).toBe(1);
     expect(init.stdout).toContain("FAIL methods of /widgets: the target's Allow is GET, HEAD, POST, OPTIONS but the profile lists GET, POST, OPTIONS");
     expect(init.stdout).toContain('ok   tokens.limited: POST /widgets -> 403');

@@ -20,7 +20,13 @@ const { concurrency, runTimeoutMs: perRunTimeoutMs } = metaSettings();
 /** The unmodified reference server, run with every selection the given variants use. */
 function baselineFor(variants: readonly BrokenVariant[], instances: 1 | 2): BrokenVariant {
   const suffix = instances === 2 ? ' (2 instances, redis)' : '';
-  return { ...REFERENCE, name: `reference${instances === 2 ? '-2-instances' : ''}`, description: `the unmodified reference server${suffix}`, instances, grep: variants.map(grepOf).join('|') };
+  return {
+    ...REFERENCE,
+    name: `reference${instances === 2 ? '-2-instances' : ''}`,
+    description: `the unmodified reference server${suffix}`,
+    instances,
+    grep: variants.map(grepOf).join('|'),
+  };
 }
 
 // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture arguments from the pattern
@@ -31,7 +37,11 @@ test('the suite passes the unmodified reference server and catches every broken 
   const multi = VARIANTS.filter((v) => (v.instances ?? 1) === 2);
   const single = VARIANTS.filter((v) => (v.instances ?? 1) === 1);
   const runnable = redis ? VARIANTS : single;
-  if (!redis) testInfo.annotations.push({ type: 'skipped variants', description: `Redis does not answer at ${redisUrl}: ${multi.map((v) => v.name).join(', ')} not run` });
+  if (!redis)
+    testInfo.annotations.push({
+      type: 'skipped variants',
+      description: `Redis does not answer at ${redisUrl}: ${multi.map((v) => v.name).join(', ')} not run`,
+    });
   expect(VARIANTS.length, 'at least 25 variants').toBeGreaterThanOrEqual(25);
   expect(new Set(VARIANTS.map((v) => v.name)).size, 'variant names are unique').toBe(VARIANTS.length);
 
@@ -39,9 +49,12 @@ test('the suite passes the unmodified reference server and catches every broken 
   // Outside test-results/: another Playwright run in the same tree would clean it mid-run.
   const outRoot = mkdtempSync(join(tmpdir(), 'hac-broken-variants-'));
   const started = performance.now();
-  const outcomes = await pool([...baselines, ...runnable], concurrency, (variant) => checkVariant(variant, { outRoot, workers: 1, timeoutMs: perRunTimeoutMs }));
+  const outcomes = await pool([...baselines, ...runnable], concurrency, (variant) =>
+    checkVariant(variant, { outRoot, workers: 1, timeoutMs: perRunTimeoutMs }),
+  );
   const table = formatTable(outcomes);
-  const summary = `${table}\n\n${outcomes.length} runs in ${((performance.now() - started) / 1000).toFixed(1)} s (concurrency ${concurrency}); results under ${outRoot}`;
+  const summary = `${table}\n\n${outcomes.length} runs in ${((performance.now() - started) / 1000).toFixed(1)} s (concurrency ${concurrency}); ` +
+    `results under ${outRoot}`;
   console.log(`\nbroken variants:\n${summary}\n`);
   await testInfo.attach('broken-variants.txt', { body: summary, contentType: 'text/plain' });
 

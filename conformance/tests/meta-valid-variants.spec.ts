@@ -35,7 +35,11 @@ test('the suite passes every valid variant: exit 0, no MUST failed, exactly the 
   const openssl = opensslAvailable();
   const runnable = VALID_VARIANTS.filter((v) => (redis || (v.instances ?? 1) === 1) && (openssl || v.proxy !== 'tls'));
   const left = VALID_VARIANTS.filter((v) => !runnable.includes(v)).map((v) => v.name);
-  if (left.length > 0) testInfo.annotations.push({ type: 'skipped variants', description: `${left.join(', ')}: ${redis ? '' : `Redis does not answer at ${redisUrl}; `}${openssl ? '' : 'no openssl command for the TLS certificate'}` });
+  if (left.length > 0)
+    testInfo.annotations.push({
+      type: 'skipped variants',
+      description: `${left.join(', ')}: ${redis ? '' : `Redis does not answer at ${redisUrl}; `}${openssl ? '' : 'no openssl command for the TLS certificate'}`,
+    });
 
   // Outside test-results/: another Playwright run in the same tree would clean it mid-run.
   const outRoot = mkdtempSync(join(tmpdir(), 'hac-valid-variants-'));
@@ -43,8 +47,11 @@ test('the suite passes every valid variant: exit 0, no MUST failed, exactly the 
   // The longest runs first (the whole suite, then the rate-limit group), so the pool ends together.
   const cost = (v: (typeof runnable)[number]): number => (v.grep === undefined ? 2 : v.grep.includes('@rate-limit') ? 1 : 0);
   const ordered = [...runnable].sort((a, b) => cost(b) - cost(a));
-  const outcomes = await pool(ordered, concurrency, (variant) => checkValidVariant(variant, { outRoot, workers: cost(variant) > 0 ? 2 : 1, timeoutMs: perRunTimeoutMs }));
-  const summary = `${formatValidTable(outcomes)}\n\n${outcomes.length} runs in ${((performance.now() - started) / 1000).toFixed(1)} s (concurrency ${concurrency}); results under ${outRoot}`;
+  const outcomes = await pool(ordered, concurrency, (variant) =>
+    checkValidVariant(variant, { outRoot, workers: cost(variant) > 0 ? 2 : 1, timeoutMs: perRunTimeoutMs }),
+  );
+  const summary = `${formatValidTable(outcomes)}\n\n${outcomes.length} runs in ${((performance.now() - started) / 1000).toFixed(1)} s (concurrency ` +
+    `${concurrency}); results under ${outRoot}`;
   console.log(`\nvalid variants:\n${summary}\n`);
   await testInfo.attach('valid-variants.txt', { body: summary, contentType: 'text/plain' });
 

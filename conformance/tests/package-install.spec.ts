@@ -24,7 +24,10 @@ test.describe.configure({ mode: 'serial' });
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 // The npm cache answers what it holds without asking the registry again (keeps the install to seconds).
 const NPM_ENV = { npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
-const REFERENCE_TOKENS = ['--token', 'dev-token-alice', '--token', 'dev-token-bob', '--limited-token', 'dev-token-reader', '--rate-limit-token', 'dev-token-limited', '--rate-limit-token', 'dev-token-limited-2', '--rate-limit-token', 'dev-token-limited-3'];
+const REFERENCE_TOKENS = [
+  '--token', 'dev-token-alice', '--token', 'dev-token-bob', '--limited-token', 'dev-token-reader', '--rate-limit-token', 'dev-token-limited',
+  '--rate-limit-token', 'dev-token-limited-2', '--rate-limit-token', 'dev-token-limited-3',
+];
 
 let root = '';
 let app = '';
@@ -33,7 +36,8 @@ let packed: { filename: string; files: { path: string }[]; entryCount: number; u
 const timings: Record<string, number> = {};
 const servers: ChildProcess[] = [];
 
-const explain = (r: Finished): string => `exit ${String(r.code)} after ${Math.round(r.elapsedMs)} ms\n--- stdout\n${r.stdout.slice(-4000)}\n--- stderr\n${r.stderr.slice(-4000)}`;
+const explain = (r: Finished): string =>
+  `exit ${String(r.code)} after ${Math.round(r.elapsedMs)} ms\n--- stdout\n${r.stdout.slice(-4000)}\n--- stderr\n${r.stderr.slice(-4000)}`;
 
 /** Runs the installed command as a user does: `npx http-api-conformance …` in the app folder. */
 function npx(args: string[], killAfterMs = 240_000): Promise<Finished> {
@@ -102,7 +106,10 @@ test.beforeAll(async () => {
   const list = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as NonNullable<typeof packed>[];
   packed = list[0];
   tarball = join(root, packed?.filename ?? '');
-  writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'my-api', private: true, scripts: { 'start:test': 'http-api-conformance serve --port 3100' } }, null, 2)}\n`);
+  writeFileSync(
+    join(app, 'package.json'),
+    `${JSON.stringify({ name: 'my-api', private: true, scripts: { 'start:test': 'http-api-conformance serve --port 3100' } }, null, 2)}\n`,
+  );
   const install = await runProcess(NPM, ['install', tarball], { cwd: app, env: NPM_ENV, killAfterMs: 180_000 });
   expect(install.code, explain(install)).toBe(0);
   timings.installMs = install.elapsedMs;
@@ -128,7 +135,11 @@ test('npm pack ships what runs: no test, bench, soak, mutation, broken variant o
   expect(paths).toContain('spec/requirements.json');
   expect(paths).toContain('fixtures/profiles/reference.json');
   // The suite's own *.spec.js files are the product; any other spec file is a test of the project.
-  const unwanted = paths.filter((p) => /(^|\/)tests?\/|^(bench|soak|mutation)\/|^fixtures\/(broken|clients|valid|proxies|widgets-api|stub-200)\/|(?<!\.d)\.ts$/.test(p) || (/\.spec\./.test(p) && !p.startsWith('dist/conformance/suite/')));
+  const unwanted = paths.filter(
+    (p) =>
+      /(^|\/)tests?\/|^(bench|soak|mutation)\/|^fixtures\/(broken|clients|valid|proxies|widgets-api|stub-200)\/|(?<!\.d)\.ts$/.test(p) ||
+      (/\.spec\./.test(p) && !p.startsWith('dist/conformance/suite/')),
+  );
   expect(unwanted).toEqual([]);
   // 353 files and 1.47 MB unpacked before dist/ and the `files` list; 187 files, 0.98 MB after (the note of the package).
   expect(packed?.entryCount ?? 0).toBeLessThan(220);
@@ -202,7 +213,10 @@ test("the README's GitHub Actions steps, run as written in the installed project
   const port = await freePort();
   const script = steps.join('\n').split('3100').join(String(port));
   const profilePath = /--profile (\S+)/.exec(script)?.[1] ?? 'conformance/my-api.json';
-  const reference = JSON.parse(readFileSync(join(app, 'node_modules', 'http-api-conformance', 'fixtures', 'profiles', 'reference.json'), 'utf8')) as Record<string, unknown>;
+  const reference = JSON.parse(readFileSync(join(app, 'node_modules', 'http-api-conformance', 'fixtures', 'profiles', 'reference.json'), 'utf8')) as Record<
+    string,
+    unknown
+  >;
   mkdirSync(join(app, 'conformance'), { recursive: true });
   writeFileSync(join(app, profilePath), `${JSON.stringify({ ...reference, $schema: undefined, baseUrls: [`http://127.0.0.1:${port}`] }, null, 2)}\n`);
   const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
@@ -214,7 +228,12 @@ test("the README's GitHub Actions steps, run as written in the installed project
   const started = performance.now();
   const code = await new Promise<number | null>((resolve) => {
     // One shell for the steps, as a job runs them; its own process group, so the background API is stopped after.
-    const child = spawn('bash', ['-e', '-c', script], { cwd: app, env: { ...process.env, ...NPM_ENV, HAC_FAULT_INJECTION: 'true', FORCE_COLOR: '0' }, stdio: ['ignore', fd, fd], detached: true });
+    const child = spawn('bash', ['-e', '-c', script], {
+      cwd: app,
+      env: { ...process.env, ...NPM_ENV, HAC_FAULT_INJECTION: 'true', FORCE_COLOR: '0' },
+      stdio: ['ignore', fd, fd],
+      detached: true,
+    });
     servers.push(child);
     const timer = setTimeout(() => child.pid !== undefined && process.kill(-child.pid, 'SIGKILL'), 280_000);
     child.on('exit', (exitCode) => {
@@ -244,7 +263,10 @@ test('init --openapi spec/openapi.yaml writes a profile that certifies the refer
   const url = await serveFromInstall();
   const started = performance.now();
   const openapi = join('node_modules', 'http-api-conformance', 'spec', 'openapi.yaml');
-  const init = await npx(['init', '--openapi', openapi, '--target', url, ...REFERENCE_TOKENS, '--fault-header', 'X-Fault-Inject', '--slow-value', 'delay-500', '--out', 'reference-profile.json']);
+  const init = await npx([
+    'init', '--openapi', openapi, '--target', url, ...REFERENCE_TOKENS, '--fault-header', 'X-Fault-Inject', '--slow-value', 'delay-500',
+    '--out', 'reference-profile.json',
+  ]);
   expect(init.code, explain(init)).toBe(0);
   expect(init.stdout).toContain('next: npx http-api-conformance run --profile reference-profile.json');
   const again = await npx(['init', '--openapi', openapi, '--out', 'reference-profile.json']);
@@ -268,7 +290,11 @@ test('init from the widgets OpenAPI document, then run: exit 0 with the example-
   const widgets = await startWidgets(0);
   try {
     const started = performance.now();
-    const init = await npx(['init', '--openapi', join(PACKAGE_ROOT, 'fixtures', 'widgets-api', 'openapi.yaml'), '--target', widgets.url, '--token', 'widgets-admin-ann', '--token', 'widgets-admin-ben', '--limited-token', 'widgets-viewer-cy', '--rate-limit-token', 'widgets-burst-dee', '--rate-limit-token', 'widgets-burst-eve', '--out', 'widgets-profile.json']);
+    const init = await npx([
+      'init', '--openapi', join(PACKAGE_ROOT, 'fixtures', 'widgets-api', 'openapi.yaml'), '--target', widgets.url, '--token', 'widgets-admin-ann',
+      '--token', 'widgets-admin-ben', '--limited-token', 'widgets-viewer-cy', '--rate-limit-token', 'widgets-burst-dee',
+      '--rate-limit-token', 'widgets-burst-eve', '--out', 'widgets-profile.json',
+    ]);
     expect(init.code, explain(init)).toBe(0);
     const profile = JSON.parse(readFileSync(join(app, 'widgets-profile.json'), 'utf8')) as { features: { exampleApi: boolean } };
     expect(profile.features.exampleApi).toBe(false);
@@ -288,7 +314,9 @@ test('client-check certifies a client from the install', async () => {
   test.setTimeout(120_000);
   // The plain-fetch adapter of the repository (one dependency-free file) as the user's adapter.
   copyFileSync(join(PACKAGE_ROOT, 'fixtures', 'clients', 'plain-fetch.mjs'), join(app, 'plain-fetch.mjs'));
-  const run = await npx(['client-check', '--command', 'node plain-fetch.mjs', '--scenario', 'bad-request-400', '--scenario', '503-then-success', '--out', 'client-results']);
+  const run = await npx([
+    'client-check', '--command', 'node plain-fetch.mjs', '--scenario', 'bad-request-400', '--scenario', '503-then-success', '--out', 'client-results',
+  ]);
   expect([0, 1], explain(run)).toContain(run.code);
   const results = readResults(join(app, 'client-results'));
   expect(results.kind).toBe('client');

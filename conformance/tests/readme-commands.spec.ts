@@ -25,16 +25,23 @@ import type { Finished } from './support/subprocess.ts';
 const NOT_RUN: Record<string, string> = {
   'npm ci && npm run conformance': '`npm ci` would reinstall node_modules under every other process of the tree; `npm run conformance` runs below on its own',
   'npm test': 'this test is part of `npm test`',
-  'npx http-api-conformance init --openapi openapi.yaml --target http://127.0.0.1:3100 --token TOKEN --token OTHER_TOKEN --limited-token READ_ONLY_TOKEN --rate-limit-token LOW_LIMIT_TOKEN --out conformance/my-api.json':
-    "a user's own document and tokens; the same command runs from the installed tarball in package-install.spec.ts on spec/openapi.yaml and the widgets document, with their tokens",
-  'npx http-api-conformance run --profile my-api.json': "a user's own profile (my-api.json) and servers; the same CLI runs against local targets in cli-targets.spec.ts",
-  'npx http-api-conformance run --profile my-api.json --target https://staging.example.com': 'a remote staging URL; https targets run in meta-valid-variants.spec.ts (tls-terminator, --ca)',
-  'npx http-api-conformance run --profile my-api.json --target http://10.0.0.1:8080 --target http://10.0.0.2:8080': "a user's own hosts; two targets run in meta-valid-variants.spec.ts (two-instances-redis)",
-  'npx http-api-conformance client-check --command "python my_adapter.py" --out reports/client --strict': "a user's own adapter; client-check runs below with the reference client",
+  ['npx http-api-conformance init --openapi openapi.yaml --target http://127.0.0.1:3100 --token TOKEN --token OTHER_TOKEN ' +
+  '--limited-token READ_ONLY_TOKEN --rate-limit-token LOW_LIMIT_TOKEN --out conformance/my-api.json']:
+    "a user's own document and tokens; the same command runs from the installed tarball in package-install.spec.ts on spec/openapi.yaml and the " +
+    "widgets document, with their tokens",
+  'npx http-api-conformance run --profile my-api.json':
+    "a user's own profile (my-api.json) and servers; the same CLI runs against local targets in cli-targets.spec.ts",
+  'npx http-api-conformance run --profile my-api.json --target https://staging.example.com':
+    'a remote staging URL; https targets run in meta-valid-variants.spec.ts (tls-terminator, --ca)',
+  'npx http-api-conformance run --profile my-api.json --target http://10.0.0.1:8080 --target http://10.0.0.2:8080':
+    "a user's own hosts; two targets run in meta-valid-variants.spec.ts (two-instances-redis)",
+  'npx http-api-conformance client-check --command "python my_adapter.py" --out reports/client --strict':
+    "a user's own adapter; client-check runs below with the reference client",
   'npx playwright test --project reference-impl': 'a project of `npm test` itself',
   'npm run bench': 'a benchmark: minutes of both cores, outside the 10-minute budget of `npm test`',
   'node --import tsx bench/run.ts --quick': 'a benchmark: it measures the machine, which the rest of `npm test` loads',
-  'node --import tsx bench/run.ts --phases throughput,profile --stores memory --duration 6': 'a benchmark: it measures the machine, which the rest of `npm test` loads',
+  'node --import tsx bench/run.ts --phases throughput,profile --stores memory --duration 6':
+    'a benchmark: it measures the machine, which the rest of `npm test` loads',
   'node --import tsx bench/run.ts --profile-route "POST /payments"': 'a benchmark: it measures the machine, which the rest of `npm test` loads',
   'HAC_MUTATE=reference-impl/middleware/auth.ts npm run mutation': 'Stryker: one module takes minutes of both cores',
   "HAC_MUTATION_GREP='@AUTH-401-INVALID|@AUTH-WWW-AUTHENTICATE' npm run mutation": 'Stryker: minutes of both cores',
@@ -43,7 +50,10 @@ const NOT_RUN: Record<string, string> = {
 
 /** Commands another test runs (it needs a fixture of its own): the file, and what it must show of the command. */
 const RUN_ELSEWHERE: Record<string, { file: string; shows: string[] }> = {
-  'npx http-api-conformance serve --port 0 --store redis --redis-cluster 127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002': { file: 'reference-impl/tests/redis-cluster.spec.ts', shows: ['serve', '--store', '--redis-cluster'] },
+  'npx http-api-conformance serve --port 0 --store redis --redis-cluster 127.0.0.1:7000,127.0.0.1:7001,127.0.0.1:7002': {
+    file: 'reference-impl/tests/redis-cluster.spec.ts',
+    shows: ['serve', '--store', '--redis-cluster'],
+  },
   'npm run clients:matrix': { file: 'client/tests/clients-matrix.spec.ts', shows: ["'run', 'clients:matrix'"] },
 };
 
@@ -68,7 +78,11 @@ function where(commands: readonly ReadmeCommand[]): string {
 
 /** Runs `command` through the shell in the package root, as typed, and waits for it to end. */
 function shell(command: string, env: NodeJS.ProcessEnv = {}, killAfterMs = 180_000): Promise<Finished> {
-  return runProcess('sh', ['-c', command], { cwd: PACKAGE_ROOT, env: { HAC_PROFILE: undefined, HAC_OUT: undefined, HAC_GREP: undefined, ...env }, killAfterMs });
+  return runProcess('sh', ['-c', command], {
+    cwd: PACKAGE_ROOT,
+    env: { HAC_PROFILE: undefined, HAC_OUT: undefined, HAC_GREP: undefined, ...env },
+    killAfterMs,
+  });
 }
 
 interface Background {
@@ -134,7 +148,11 @@ function verdict(run: Finished): string {
 test('every command of every README runs in a test here or is listed with the reason it cannot run', () => {
   expect(ALL.length, 'the READMEs show commands').toBeGreaterThan(10);
   const unknown = ALL.filter((c) => !RUN_HERE.has(c.command) && !Object.hasOwn(NOT_RUN, c.command) && !Object.hasOwn(RUN_ELSEWHERE, c.command));
-  expect(unknown, `README commands no test covers: add each to RUN_HERE with a test, to RUN_ELSEWHERE with the file that runs it, or to NOT_RUN with the reason:\n${where(unknown)}`).toEqual([]);
+  expect(
+    unknown,
+    `README commands no test covers: add each to RUN_HERE with a test, to RUN_ELSEWHERE with the file that runs it, or to NOT_RUN with the ` +
+    `reason:\n${where(unknown)}`,
+  ).toEqual([]);
   for (const [command, { file, shows }] of Object.entries(RUN_ELSEWHERE)) {
     const text = readFileSync(join(PACKAGE_ROOT, file), 'utf8');
     expect(shows.filter((part) => !text.includes(part)), `${file} runs \`${command}\``).toEqual([]);
@@ -185,7 +203,10 @@ for (const [command, id] of [
   });
 }
 
-for (const typed of ['npx http-api-conformance serve --port 8080 --store redis --redis-url redis://127.0.0.1:6379', 'npx http-api-conformance serve --port 0 --store redis --redis-url redis://127.0.0.1:6379']) {
+for (const typed of [
+  'npx http-api-conformance serve --port 8080 --store redis --redis-url redis://127.0.0.1:6379',
+  'npx http-api-conformance serve --port 0 --store redis --redis-url redis://127.0.0.1:6379',
+]) {
   test(`${typed} serves from Redis and stops on SIGTERM`, async () => {
     test.setTimeout(120_000);
     const redisUrl = sharedRedisUrl();

@@ -10,7 +10,12 @@ import { formatDisagreements, mergeRuns } from '../cli/repeat.ts';
 import { parseRunOptions, UsageError } from '../cli/options.ts';
 
 function run(outcomes: Record<string, Outcome>): RunResults {
-  const requirements: RequirementResult[] = Object.entries(outcomes).map(([id, outcome]) => ({ id, level: id.startsWith('S-') ? 'SHOULD' : 'MUST', outcome, tests: [] }));
+  const requirements: RequirementResult[] = Object.entries(outcomes).map(([id, outcome]) => ({
+    id,
+    level: id.startsWith('S-') ? 'SHOULD' : 'MUST',
+    outcome,
+    tests: [],
+  }));
   return createResults({ kind: 'server', target: { name: 't' }, startedAt: new Date(), strict: false, complete: true, requirements });
 }
 
@@ -23,7 +28,11 @@ test('merged runs keep every outcome, name the disagreeing requirements, and tak
   expect(merged.repeat).toEqual({
     runs: 3,
     exitCodes: [0, 1, 0],
-    outcomes: { 'AUTH-401-MISSING': ['passed', 'passed', 'passed'], 'RATE-LIMIT-429': ['passed', 'failed', 'passed'], 'S-PAGING': ['skipped', 'skipped', 'skipped'] },
+    outcomes: {
+      'AUTH-401-MISSING': ['passed', 'passed', 'passed'],
+      'RATE-LIMIT-429': ['passed', 'failed', 'passed'],
+      'S-PAGING': ['skipped', 'skipped', 'skipped'],
+    },
     disagreeing: ['RATE-LIMIT-429'],
   });
   expect(merged.requirements.find((r) => r.id === 'RATE-LIMIT-429')?.outcome).toBe('failed');

@@ -25,7 +25,12 @@ function run(requirements: RequirementResult[], overrides: Partial<RunResults> =
   };
 }
 
-const passed: RequirementResult = { id: 'AUTH-401-MISSING', level: 'MUST', outcome: 'passed', tests: [{ title: 'no token is 401', status: 'passed', durationMs: 5 }] };
+const passed: RequirementResult = {
+  id: 'AUTH-401-MISSING',
+  level: 'MUST',
+  outcome: 'passed',
+  tests: [{ title: 'no token is 401', status: 'passed', durationMs: 5 }],
+};
 const review: RequirementResult = { id: 'URL-NOUNS', level: 'MUST', outcome: 'skipped', reason: 'review only: not checkable over HTTP', tests: [] };
 const failed: RequirementResult = {
   id: 'PROBLEM-CONTENT-TYPE', level: 'MUST', outcome: 'failed', reason: 'served as application/json',
@@ -61,7 +66,13 @@ test('a failed, an incomplete and an unstarted run each have their verdict and b
   expect(page).toContain('<li>target unreachable</li>');
   const insecure = renderHtmlReport(reportView({ ...run([passed]), warnings: ['TLS certificate verification was OFF'] } as RunResults));
   expect(insecure).toContain('<h2>Warnings</h2><ul><li>TLS certificate verification was OFF</li>');
-  const flaky = renderHtmlReport(reportView(run([passed], { repeat: { runs: 3, exitCodes: [0, 1, 0], outcomes: { 'AUTH-401-MISSING': ['passed', 'failed', 'passed'] }, disagreeing: ['AUTH-401-MISSING'] } })));
+  const flaky = renderHtmlReport(
+    reportView(
+      run([passed], {
+        repeat: { runs: 3, exitCodes: [0, 1, 0], outcomes: { 'AUTH-401-MISSING': ['passed', 'failed', 'passed'] }, disagreeing: ['AUTH-401-MISSING'] },
+      }),
+    ),
+  );
   expect(flaky).toContain('<li><a href="#req-AUTH-401-MISSING"><code>AUTH-401-MISSING</code></a>: passed, failed, passed</li>');
 });
 

@@ -49,7 +49,9 @@ test('a caller waits while every token is held and gets the first one released',
 
 test('a wait that runs out names the target and the lock directory', async () => {
   const held = await acquireToken('http://busy', ['only'], { dir });
-  await expect(acquireToken('http://busy', ['only'], { dir, timeoutMs: 150, pollMs: 10 })).rejects.toThrow(/http:\/\/busy stayed in use .* 150 ms \(lock directory /);
+  await expect(acquireToken('http://busy', ['only'], { dir, timeoutMs: 150, pollMs: 10 })).rejects.toThrow(
+    /http:\/\/busy stayed in use .* 150 ms \(lock directory /,
+  );
   held.release();
 });
 

@@ -47,7 +47,9 @@ test('a slow value the target does not honour, an unknown rate-limit token and a
     };
     const problems = await verifyFeatures(profile);
     const byField = Object.fromEntries(problems.map((p) => [p.field, p.problem]));
-    expect(Object.keys(byField).sort()).toEqual(['features.faultInjection.slowValue', 'tokens.rateLimit', 'tokens.rateLimitPool[0]', 'tokens.rateLimitPool[1]']);
+    expect(Object.keys(byField).sort()).toEqual([
+      'features.faultInjection.slowValue', 'tokens.rateLimit', 'tokens.rateLimitPool[0]', 'tokens.rateLimitPool[1]',
+    ]);
     expect(byField['features.faultInjection.slowValue']).toContain('not at least 300 ms');
     expect(byField['tokens.rateLimit']).toContain('RateLimit-Limit 10, the profile says rateLimit.capacity 25');
     expect(byField['tokens.rateLimitPool[1]']).toContain('does not know this token');

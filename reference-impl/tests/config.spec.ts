@@ -29,6 +29,11 @@ test('the defaults are the D-AUTH tokens and plans with the memory store', () =>
     ['dev-token-limited', 4, 'small'],
     ['dev-token-limited-2', 4, 'small'],
     ['dev-token-limited-3', 4, 'small'],
+    ['dev-token-limited-4', 4, 'small'],
+    ['dev-token-limited-5', 4, 'small'],
+    ['dev-token-limited-6', 4, 'small'],
+    ['dev-token-limited-7', 4, 'small'],
+    ['dev-token-limited-8', 4, 'small'],
     ['dev-token-slow', 4, 'slow'],
     ['dev-token-burst', 4, 'burst'],
   ]);

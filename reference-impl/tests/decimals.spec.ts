@@ -56,7 +56,8 @@ test('a value with three or more decimals, or out of range, is rejected with a n
       ]);
     }),
   );
-  for (const total of [0, 0.001, 1_000_000.01, 1e-7]) expect(validationErrors('order-request', { total, currency: 'usd' }).map((e) => e.field)).toEqual(['total']);
+  for (const total of [0, 0.001, 1_000_000.01, 1e-7])
+    expect(validationErrors('order-request', { total, currency: 'usd' }).map((e) => e.field)).toEqual(['total']);
   expect(hasAtMostDecimalPlaces(Number.NaN, 2)).toBe(false);
   expect(hasAtMostDecimalPlaces(1e21, 2)).toBe(true);
 });
@@ -74,7 +75,11 @@ test.describe('the server', () => {
     const api = client(server.url);
     const samples = [111848.18, 0.01, 1_000_000, 19.99, ...fc.sample(fc.integer({ min: 1, max: MAX_CENTS }), { numRuns: 20, seed: 17 }).map((c) => c / 100)];
     for (const total of samples) {
-      const reply = await api.post('/orders', { token: ALICE, raw: `{"total":${String(total)},"currency":"usd"}`, headers: { 'Content-Type': 'application/json' } });
+      const reply = await api.post('/orders', {
+        token: ALICE,
+        raw: `{"total":${String(total)},"currency":"usd"}`,
+        headers: { 'Content-Type': 'application/json' },
+      });
       expect(reply.status, `${total}: ${reply.text}`).toBe(201);
       expect(reply.json.total).toBe(total);
     }

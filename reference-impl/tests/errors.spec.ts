@@ -243,7 +243,8 @@ test('a store whose operations fail answers 503 with the configured Retry-After'
 test('ambiguous heads are 400 problems: a duplicated singleton header, no Host, CONNECT', async () => {
   const cases = [
     'GET /account HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer dev-token-alice\r\nAuthorization: Bearer dev-token-bob\r\nConnection: close\r\n\r\n',
-    'POST /payments HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer dev-token-alice\r\nContent-Type: application/json\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+    'POST /payments HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer dev-token-alice\r\nContent-Type: application/json\r\nContent-Type: ' +
+    'text/plain\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
     'GET /users HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n',
     'GET /users HTTP/1.1\r\nConnection: close\r\n\r\n',
     'CONNECT 127.0.0.1:80 HTTP/1.1\r\nHost: 127.0.0.1:80\r\n\r\n',
@@ -258,7 +259,8 @@ test('ambiguous heads are 400 problems: a duplicated singleton header, no Host, 
 
 test('a JSON body that is not valid UTF-8 is a 400 problem', async () => {
   const body = Buffer.concat([Buffer.from('{"amount":100,"currency":"eur","description":"a'), Buffer.from([0xff]), Buffer.from('"}')]);
-  const head = `POST /payments HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${ALICE}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
+  const head = `POST /payments HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${ALICE}\r\nContent-Type: application/json\r\nContent-Length: ` +
+    `${body.length}\r\nConnection: close\r\n\r\n`;
   const reply = await rawExchange(server.port, Buffer.concat([Buffer.from(head), body]));
   expect(reply.status).toBe(400);
   expect(reply.text).toContain('application/problem+json');

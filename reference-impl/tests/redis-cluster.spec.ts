@@ -97,10 +97,14 @@ test.describe('on a local 3-primary Redis Cluster', () => {
 
   test('serve --store redis --redis-cluster HOST:PORT,… serves on the cluster and exits 0 on SIGTERM', async () => {
     const keyPrefix = uniqueKeyPrefix('test', 'cluster-serve');
-    const child = spawn(process.execPath, ['bin/http-api-conformance.js', 'serve', '--port', '0', '--store', 'redis', '--redis-cluster', running().nodes.join(',')], {
-      env: { ...process.env, HAC_REDIS_KEY_PREFIX: keyPrefix },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['bin/http-api-conformance.js', 'serve', '--port', '0', '--store', 'redis', '--redis-cluster', running().nodes.join(',')],
+      {
+        env: { ...process.env, HAC_REDIS_KEY_PREFIX: keyPrefix },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -131,7 +135,10 @@ test.describe('on a local 3-primary Redis Cluster', () => {
     const fleet = await instances(2, uniqueKeyPrefix('test', 'cluster-run'));
     const out = mkdtempSync(join(tmpdir(), 'hac-cluster-run-'));
     try {
-      const args = ['bin/http-api-conformance.js', 'run', '--profile', 'fixtures/profiles/reference.json', ...fleet.urls.flatMap((url) => ['--target', url]), '--out', out];
+      const args = [
+        'bin/http-api-conformance.js', 'run', '--profile', 'fixtures/profiles/reference.json', ...fleet.urls.flatMap((url) => ['--target', url]),
+        '--out', out,
+      ];
       const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -215,7 +222,10 @@ test.describe('on a local 3-primary Redis Cluster', () => {
       } finally {
         await check.close();
       }
-      console.log(`[cluster:failover] ${during.filter((s) => s === 503).length} of 20 in-flight payments answered 503 with Retry-After; first success ${Math.round(recoveredMs ?? 0)} ms after the restart began; 40 payments, 40 keys`);
+      console.log(
+        `[cluster:failover] ${during.filter((s) => s === 503).length} of 20 in-flight payments answered 503 with Retry-After; first success ` +
+        `${Math.round(recoveredMs ?? 0)} ms after the restart began; 40 payments, 40 keys`,
+      );
     } finally {
       await fleet.close();
     }

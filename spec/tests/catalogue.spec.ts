@@ -62,7 +62,8 @@ function idTokens(text: string): string[] {
 /** Requirement IDs a test source names in annotations of type requirement (the ID is the description) or in `@ID` tags. */
 function requirementRefs(source: string): string[] {
   const refs: string[] = [];
-  const annotation = /type:\s*(['"`])requirement\1\s*,\s*description:\s*(['"`])([^'"`]*)\2|description:\s*(['"`])([^'"`]*)\4\s*,\s*type:\s*(['"`])requirement\6/g;
+  const annotation =
+    /type:\s*(['"`])requirement\1\s*,\s*description:\s*(['"`])([^'"`]*)\2|description:\s*(['"`])([^'"`]*)\4\s*,\s*type:\s*(['"`])requirement\6/g;
   for (const m of source.matchAll(annotation)) {
     refs.push(...(m[3] ?? m[5] ?? '').split(/[\s,]+/).filter(Boolean));
   }

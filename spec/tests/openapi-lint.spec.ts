@@ -25,7 +25,10 @@ interface Finding {
 
 /** `spectral lint --ruleset .spectral.yaml -f json`: its results (severity 0 error, 1 warning, 2 info, 3 hint). */
 function spectral(file: string): Finding[] {
-  const run = spawnSync(join(ROOT, 'node_modules/.bin/spectral'), ['lint', file, '--ruleset', join(ROOT, '.spectral.yaml'), '-f', 'json', '--quiet'], { cwd: ROOT, encoding: 'utf8' });
+  const run = spawnSync(join(ROOT, 'node_modules/.bin/spectral'), ['lint', file, '--ruleset', join(ROOT, '.spectral.yaml'), '-f', 'json', '--quiet'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   const text = run.stdout.trim();
   if (!text.startsWith('[')) throw new Error(`spectral printed no JSON (exit ${run.status}): ${run.stderr}${text}`);
   return (JSON.parse(text) as { code: string; severity: number; path: string[]; message: string }[]).map((r) => ({
@@ -38,10 +41,19 @@ function spectral(file: string): Finding[] {
 
 /** `redocly lint --config redocly.yaml --format json`: its problems. */
 function redocly(file: string): Finding[] {
-  const run = spawnSync(join(ROOT, 'node_modules/.bin/redocly'), ['lint', file, '--config', join(ROOT, 'redocly.yaml'), '--format', 'json'], { cwd: ROOT, encoding: 'utf8', env: REDOCLY_ENV });
+  const run = spawnSync(join(ROOT, 'node_modules/.bin/redocly'), ['lint', file, '--config', join(ROOT, 'redocly.yaml'), '--format', 'json'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: REDOCLY_ENV,
+  });
   const text = run.stdout.slice(run.stdout.indexOf('{'));
   const report = JSON.parse(text) as { problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[] };
-  return report.problems.map((p) => ({ rule: p.ruleId, severity: p.severity === 'error' ? 'error' : p.severity === 'warn' ? 'warning' : 'info', where: p.location[0]?.pointer ?? '', message: p.message }));
+  return report.problems.map((p) => ({
+    rule: p.ruleId,
+    severity: p.severity === 'error' ? 'error' : p.severity === 'warn' ? 'warning' : 'info',
+    where: p.location[0]?.pointer ?? '',
+    message: p.message,
+  }));
 }
 
 test.describe('spec/openapi.yaml under independent linters', () => {
@@ -60,7 +72,11 @@ test.describe('spec/openapi.yaml under independent linters', () => {
       let text = readFileSync(SPEC, 'utf8');
       const ref = '          schema:\n            $ref: ./schemas/validation-problem.schema.json\n';
       expect(text).toContain(ref);
-      text = text.replace(ref, '          schema:\n            anyOf:\n              - $ref: ./schemas/validation-problem.schema.json\n              - $ref: ./schemas/problem.schema.json\n');
+      text = text.replace(
+        ref,
+        '          schema:\n            anyOf:\n              - $ref: ./schemas/validation-problem.schema.json\n              - $ref: ' +
+        './schemas/problem.schema.json\n',
+      );
       const success = text.indexOf('"200":', text.indexOf('operationId: list-users'));
       text = `${text.slice(0, success)}"418":${text.slice(success + '"200":'.length)}`;
       const file = join(dir, 'openapi.yaml');

@@ -72,13 +72,24 @@ test.describe('the reference server through an OpenAPI-validating proxy', () => 
       exitCode: run.code,
       failed: [] as { id: string; reason?: string; errors: string[] }[],
     };
-    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as { exitCode: number; complete: boolean; requirements: { id: string; outcome: string; reason?: string; tests?: { error?: string }[] }[] };
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as {
+      exitCode: number;
+      complete: boolean;
+      requirements: { id: string; outcome: string; reason?: string; tests?: { error?: string }[] }[];
+    };
     summary.failed = results.requirements
       .filter((r) => r.outcome === 'failed')
-      .map(({ id, reason, tests }) => ({ id, ...(reason === undefined ? {} : { reason }), errors: (tests ?? []).map((t) => (t.error ?? '').slice(0, 2000)).filter(Boolean) }));
+      .map(({ id, reason, tests }) => ({
+        id,
+        ...(reason === undefined ? {} : { reason }),
+        errors: (tests ?? []).map((t) => (t.error ?? '').slice(0, 2000)).filter(Boolean),
+      }));
     writeFileSync(testInfo.outputPath('openapi-traffic.json'), JSON.stringify(summary, null, 2));
     await testInfo.attach('openapi-traffic.json', { body: JSON.stringify(summary, null, 2), contentType: 'application/json' });
-    console.log(`openapi-traffic: ${report.requests} exchanges checked, ${report.responseViolations.length} response violations, ${report.requestViolations.length} request violations (intended), ${report.unmatched} unmatched, ${report.relayed} relayed as bytes`);
+    console.log(
+      `openapi-traffic: ${report.requests} exchanges checked, ${report.responseViolations.length} response violations, ` +
+      `${report.requestViolations.length} request violations (intended), ${report.unmatched} unmatched, ${report.relayed} relayed as bytes`,
+    );
     expect(summary.responseViolationKinds).toEqual({});
     expect(results.complete, run.output.slice(-3000)).toBe(true);
     expect(summary.failed).toEqual([]);
@@ -106,7 +117,11 @@ test('the proxy flags answers that break the description: a 200 {} list, an undo
   try {
     await fetch(`${proxy.url}/users`);
     await fetch(`${proxy.url}/users/1`);
-    await fetch(`${proxy.url}/orders`, { method: 'POST', headers: { Authorization: 'Bearer t', 'Content-Type': 'application/json' }, body: '{"total":1,"currency":"usd"}' });
+    await fetch(`${proxy.url}/orders`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer t', 'Content-Type': 'application/json' },
+      body: '{"total":1,"currency":"usd"}',
+    });
     const messages = proxy.report().responseViolations.map((v) => `${v.target} ${v.message}`);
     expect(messages).toEqual(expect.arrayContaining([
       "/users body: Response body must have required property 'items'",

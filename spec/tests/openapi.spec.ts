@@ -169,7 +169,10 @@ test.describe('openapi.yaml', () => {
     expect(Object.keys(responses.MethodNotAllowed?.headers ?? {})).toContain('Allow');
     expect(Object.keys(responses.TooManyRequests?.headers ?? {})).toContain('Retry-After');
     expect(Object.keys(responses.ServiceUnavailable?.headers ?? {})).toContain('Retry-After');
-    for (const name of ['BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'MethodNotAllowed', 'Conflict', 'PayloadTooLarge', 'UnsupportedMediaType', 'UnprocessableEntity', 'TooManyRequests', 'InternalServerError', 'ServiceUnavailable']) {
+    for (const name of [
+      'BadRequest', 'Unauthorized', 'Forbidden', 'NotFound', 'MethodNotAllowed', 'Conflict', 'PayloadTooLarge', 'UnsupportedMediaType',
+      'UnprocessableEntity', 'TooManyRequests', 'InternalServerError', 'ServiceUnavailable',
+    ]) {
       expect(responses[name], name).toBeDefined();
     }
   });
@@ -235,7 +238,10 @@ test.describe('openapi.yaml', () => {
 
   test('every collection GET pages with limit 1-100 (default 20), offset and sort (D-QUERY)', async () => {
     const doc = (await dereference(openapiPath, parserOptions(new Set()))) as unknown as Document;
-    const lists = operations(doc).filter(({ method, op }) => method === 'get' && String(Object.keys(op.responses['200']?.content ?? {})) === 'application/json' && (op.parameters ?? []).length > 0);
+    const lists = operations(doc).filter(
+      ({ method, op }) =>
+        method === 'get' && String(Object.keys(op.responses['200']?.content ?? {})) === 'application/json' && (op.parameters ?? []).length > 0,
+    );
     expect(lists.length).toBe(8);
     for (const { path, op } of lists) {
       const params = new Map((op.parameters ?? []).map((p) => [p.name, p as unknown as { in: string; schema: Record<string, unknown> }]));

@@ -38,7 +38,9 @@ function members(node: Node, pointer: string): { pointer: string; node: Node }[]
 const all = members(schema, '#');
 
 test('the schema has members at every depth (the walk finds the nested ones)', () => {
-  expect(all.map((m) => m.pointer)).toEqual(expect.arrayContaining(['#/properties/tokens/properties/limited/properties/request', '#/$defs/collection/properties/invalid/properties/fields']));
+  expect(all.map((m) => m.pointer)).toEqual(
+    expect.arrayContaining(['#/properties/tokens/properties/limited/properties/request', '#/$defs/collection/properties/invalid/properties/fields']),
+  );
 });
 
 test('every member has a description and at least one example', () => {

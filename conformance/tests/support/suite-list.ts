@@ -52,7 +52,11 @@ function collect(suite: JsonSuite, into: ListedTest[]): void {
 
 /** Lists the suite; `errors` holds the load errors Playwright reported. */
 export async function listSuite(): Promise<{ tests: ListedTest[]; errors: string[] }> {
-  const run = await runNode([PLAYWRIGHT, 'test', '--list', '--reporter=json', '-c', join(PACKAGE_ROOT, 'conformance', 'playwright.config.ts')], { HAC_PROFILE: undefined }, 60_000);
+  const run = await runNode(
+    [PLAYWRIGHT, 'test', '--list', '--reporter=json', '-c', join(PACKAGE_ROOT, 'conformance', 'playwright.config.ts')],
+    { HAC_PROFILE: undefined },
+    60_000,
+  );
   let report: { suites: JsonSuite[]; errors?: { message?: string }[] };
   try {
     report = JSON.parse(run.stdout) as typeof report;

@@ -28,7 +28,10 @@ test.beforeAll(async () => {
   redis = await privateRedis({ aofDir: dir });
   await redis.start();
   stores = createRedisStores({ url: redis.url, keyPrefix: 'hac-crash:', commandTimeoutMs: 1000 });
-  server = await startTestServer({ store: { kind: 'redis', url: redis.url, keyPrefix: 'hac-crash:' }, idempotency: { ttlSeconds: 600, lockSeconds: LOCK_SECONDS } }, stores);
+  server = await startTestServer(
+    { store: { kind: 'redis', url: redis.url, keyPrefix: 'hac-crash:' }, idempotency: { ttlSeconds: 600, lockSeconds: LOCK_SECONDS } },
+    stores,
+  );
 });
 
 test.afterAll(async () => {
@@ -61,7 +64,11 @@ test('payments cut by a store crash run exactly once per Idempotency-Key after r
   await redis.start();
   const results = [];
   for (let i = 0; i < KEYS; i += 1) {
-    const settled = await pollUntil(() => post(i), (reply) => reply.status !== 409 && reply.status !== 503, { everyMs: 250, limitMs: (LOCK_SECONDS + 5) * 1000 });
+    const settled = await pollUntil(
+      () => post(i),
+      (reply) => reply.status !== 409 && reply.status !== 503,
+      { everyMs: 250, limitMs: (LOCK_SECONDS + 5) * 1000 },
+    );
     expect(settled.value.status, `key ${i}`).toBe(201);
     results.push(settled.value);
   }
@@ -71,6 +78,8 @@ test('payments cut by a store crash run exactly once per Idempotency-Key after r
   const list = await timedRequest(`${server.url}/payments?limit=100`, { token: ALICE });
   const amounts = (list.json?.items as { amount: number }[]).map((payment) => payment.amount).filter((amount) => amount >= 70_000 && amount < 70_000 + KEYS);
   const perKey = Array.from({ length: KEYS }, (_, i) => amounts.filter((amount) => amount === 70_000 + i).length);
-  console.log(`[outage:crash] ${KEYS} keyed payments in flight at SIGKILL: ${JSON.stringify(statuses)}; after restart (AOF) payments per key: ${JSON.stringify(perKey)}`);
+  console.log(
+    `[outage:crash] ${KEYS} keyed payments in flight at SIGKILL: ${JSON.stringify(statuses)}; after restart (AOF) payments per key: ${JSON.stringify(perKey)}`,
+  );
   expect(perKey).toEqual(Array.from({ length: KEYS }, () => 1));
 });

@@ -56,7 +56,13 @@ test('an unknown method on a known path is 405 with Allow, on an unknown path 40
 });
 
 test('two different Authorization headers are refused with 400, never resolved to one caller (RFC 9110 §5.3)', async () => {
-  const response = await rawRequest(server().port, buildRequest('GET', '/account', [['Authorization', 'Bearer dev-token-alice'], ['Authorization', 'Bearer dev-token-bob']]));
+  const response = await rawRequest(
+    server().port,
+    buildRequest('GET', '/account', [
+      ['Authorization', 'Bearer dev-token-alice'],
+      ['Authorization', 'Bearer dev-token-bob'],
+    ]),
+  );
   expect(response.status, response.body.toString('utf8').slice(0, 200)).toBe(400);
   expect(problemViolation(response)).toBeUndefined();
 });
@@ -64,7 +70,16 @@ test('two different Authorization headers are refused with 400, never resolved t
 test('two different Content-Type headers are refused with 400, never resolved to the first (RFC 9110 §5.3)', async () => {
   const response = await rawRequest(
     server().port,
-    buildRequest('POST', '/payments', [['Authorization', 'Bearer dev-token-alice'], ['Content-Type', 'application/json'], ['Content-Type', 'text/plain']], '{"amount":100,"currency":"usd"}'),
+    buildRequest(
+      'POST',
+      '/payments',
+      [
+        ['Authorization', 'Bearer dev-token-alice'],
+        ['Content-Type', 'application/json'],
+        ['Content-Type', 'text/plain'],
+      ],
+      '{"amount":100,"currency":"usd"}',
+    ),
   );
   expect(response.status, response.body.toString('utf8').slice(0, 200)).toBe(400);
   expect(problemViolation(response)).toBeUndefined();
@@ -72,7 +87,10 @@ test('two different Content-Type headers are refused with 400, never resolved to
 
 test('a request with two Host headers, or none, is 400 (RFC 9112 §3.2 MUST)', async () => {
   const headers: [string, string][] = [['Authorization', 'Bearer dev-token-alice'], ['Content-Type', 'application/json']];
-  const twoHosts = await rawRequest(server().port, buildRequest('POST', '/payments', [['Host', '127.0.0.1'], ['Host', 'evil.example'], ...headers], '{"amount":100,"currency":"usd"}'));
+  const twoHosts = await rawRequest(
+    server().port,
+    buildRequest('POST', '/payments', [['Host', '127.0.0.1'], ['Host', 'evil.example'], ...headers], '{"amount":100,"currency":"usd"}'),
+  );
   expect(twoHosts.status, twoHosts.body.toString('utf8').slice(0, 200)).toBe(400);
   expect(problemViolation(twoHosts)).toBeUndefined();
   const noHost = await rawRequest(server().port, Buffer.from('GET /users HTTP/1.1\r\nConnection: close\r\n\r\n'));

@@ -44,7 +44,9 @@ test.afterAll(async () => {
 
 test('thousands of rejected hostile requests leave the heap bounded', async () => {
   test.setTimeout(90_000);
-  const rejected = fc.oneof(malformedJson, wrongContentType, oversizedBody, deepJson, longHeader, unknownMethod, oddToken, badPercent).filter((input: HostileRequest) => !input.allowSuccess);
+  const rejected = fc
+    .oneof(malformedJson, wrongContentType, oversizedBody, deepJson, longHeader, unknownMethod, oddToken, badPercent)
+    .filter((input: HostileRequest) => !input.allowSuccess);
   const inputs = fc.sample(rejected, { numRuns: 400, seed: 8 });
   const gc = forceGc();
   const tally = new Tally();
@@ -68,7 +70,8 @@ test('thousands of rejected hostile requests leave the heap bounded', async () =
   const after = await settledHeap(gc);
   const growth = after - before;
   console.log(
-    `[memory] ${ROUNDS} hostile requests in ${Math.round(performance.now() - started)} ms: heapUsed ${(before / 1048576).toFixed(1)} → ${(after / 1048576).toFixed(1)} MiB (growth ${(growth / 1024).toFixed(0)} KiB); ${tally.summary('memory')}`,
+    `[memory] ${ROUNDS} hostile requests in ${Math.round(performance.now() - started)} ms: heapUsed ${(before / 1048576).toFixed(1)} → ` +
+    `${(after / 1048576).toFixed(1)} MiB (growth ${(growth / 1024).toFixed(0)} KiB); ${tally.summary('memory')}`,
   );
   expect(tally.fiveHundreds).toBe(0);
   expect(tally.dropped).toBe(0);

@@ -36,7 +36,12 @@ test.beforeAll(async () => {
     JSON.stringify({
       plans: { slow: SLOW_PLAN },
       tokens: [
-        { token: 'dev-token-alice', userId: 1, permissions: ['users:write', 'orders:read', 'orders:write', 'payments:read', 'payments:write', 'posts:write'], plan: 'standard' },
+        {
+          token: 'dev-token-alice',
+          userId: 1,
+          permissions: ['users:write', 'orders:read', 'orders:write', 'payments:read', 'payments:write', 'posts:write'],
+          plan: 'standard',
+        },
         { token: SLOW_TOKEN, userId: 2, permissions: ['orders:read', 'payments:read'], plan: 'slow' },
       ],
     }),
@@ -55,12 +60,22 @@ test('after a SIGTERM restart, replays return the original results and the rate-
   const keys = Array.from({ length: 6 }, (_, i) => `restart-${i}-${Date.now()}`);
   const originals = [];
   for (const [i, key] of keys.entries()) {
-    const reply = await timedRequest(`${server.url}/payments`, { method: 'POST', token: ALICE, body: { amount: 100 + i, currency: 'usd' }, headers: { 'Idempotency-Key': key } });
+    const reply = await timedRequest(`${server.url}/payments`, {
+      method: 'POST',
+      token: ALICE,
+      body: { amount: 100 + i, currency: 'usd' },
+      headers: { 'Idempotency-Key': key },
+    });
     expect(reply.status).toBe(201);
     originals.push(reply);
   }
   const orderKey = `restart-order-${Date.now()}`;
-  const order = await timedRequest(`${server.url}/orders`, { method: 'POST', token: ALICE, body: { total: 9.99, currency: 'eur' }, headers: { 'Idempotency-Key': orderKey } });
+  const order = await timedRequest(`${server.url}/orders`, {
+    method: 'POST',
+    token: ALICE,
+    body: { total: 9.99, currency: 'eur' },
+    headers: { 'Idempotency-Key': orderKey },
+  });
   expect(order.status).toBe(201);
 
   let remainingBefore = Number.NaN;
@@ -87,7 +102,12 @@ test('after a SIGTERM restart, replays return the original results and the rate-
 
   let identical = 0;
   for (const [i, key] of keys.entries()) {
-    const replay = await timedRequest(`${server.url}/payments`, { method: 'POST', token: ALICE, body: { amount: 100 + i, currency: 'usd' }, headers: { 'Idempotency-Key': key } });
+    const replay = await timedRequest(`${server.url}/payments`, {
+      method: 'POST',
+      token: ALICE,
+      body: { amount: 100 + i, currency: 'usd' },
+      headers: { 'Idempotency-Key': key },
+    });
     const original = originals[i];
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
@@ -95,13 +115,19 @@ test('after a SIGTERM restart, replays return the original results and the rate-
     expect(replay.json).toEqual(original?.json);
     identical += 1;
   }
-  const orderReplay = await timedRequest(`${server.url}/orders`, { method: 'POST', token: ALICE, body: { total: 9.99, currency: 'eur' }, headers: { 'Idempotency-Key': orderKey } });
+  const orderReplay = await timedRequest(`${server.url}/orders`, {
+    method: 'POST',
+    token: ALICE,
+    body: { total: 9.99, currency: 'eur' },
+    headers: { 'Idempotency-Key': orderKey },
+  });
   expect(orderReplay.json).toEqual(order.json);
   const list = await timedRequest(`${server.url}/payments?limit=100`, { token: ALICE });
   expect(list.json?.page).toMatchObject({ total: keys.length });
   const stored = await timedRequest(`${server.url}/payments/${String(originals[0]?.json?.id)}`, { token: ALICE });
   expect(stored.json).toEqual(originals[0]?.json);
   console.log(
-    `[restart] ${identical + 1}/${keys.length + 1} replays identical after restart (status, body, Location); payments ${keys.length} (no repeat); RateLimit-Remaining ${remainingBefore} before → ${remainingAfter} after (${elapsedSeconds.toFixed(1)} s, refill ${refill.toFixed(2)} tokens)`,
+    `[restart] ${identical + 1}/${keys.length + 1} replays identical after restart (status, body, Location); payments ${keys.length} (no repeat); ` +
+    `RateLimit-Remaining ${remainingBefore} before → ${remainingAfter} after (${elapsedSeconds.toFixed(1)} s, refill ${refill.toFixed(2)} tokens)`,
   );
 });

@@ -26,7 +26,10 @@ test.beforeAll(async () => {
   redis = await privateRedis();
   await redis.start();
   stores = createRedisStores({ url: redis.url, keyPrefix: 'hac-outage:', commandTimeoutMs: STORE_TIMEOUT_MS });
-  server = await startTestServer({ store: { kind: 'redis', url: redis.url, keyPrefix: 'hac-outage:' }, idempotency: { ttlSeconds: 600, lockSeconds: 3 } }, stores);
+  server = await startTestServer(
+    { store: { kind: 'redis', url: redis.url, keyPrefix: 'hac-outage:' }, idempotency: { ttlSeconds: 600, lockSeconds: 3 } },
+    stores,
+  );
 });
 
 test.afterAll(async () => {
@@ -81,12 +84,18 @@ test('a paused store answers 503 with Retry-After in bounded time and service re
   expect(replay.json).toEqual(retried.value.json);
   expect((await alicePayments()).filter((payment) => payment.amount === body.amount)).toHaveLength(1);
   console.log(
-    `[outage:pause] detection (slowest 503) ${Math.round(detection)} ms; recovery ${Math.max(0, Math.round(recoveryAfterPauseEnd))} ms after the pause ended; idempotent POST: 1 payment, key usable again after ${Math.round(retried.ms)} ms`,
+    `[outage:pause] detection (slowest 503) ${Math.round(detection)} ms; recovery ${Math.max(0, Math.round(recoveryAfterPauseEnd))} ms after the ` +
+    `pause ended; idempotent POST: 1 payment, key usable again after ${Math.round(retried.ms)} ms`,
   );
 });
 
 test('a killed store answers 503 with Retry-After in bounded time and a restarted one resumes service without a server restart', async () => {
-  const before = await timedRequest(`${server.url}/payments`, { method: 'POST', token: ALICE, body: { amount: 2222, currency: 'usd' }, headers: { 'Idempotency-Key': `kill-a-${Date.now()}` } });
+  const before = await timedRequest(`${server.url}/payments`, {
+    method: 'POST',
+    token: ALICE,
+    body: { amount: 2222, currency: 'usd' },
+    headers: { 'Idempotency-Key': `kill-a-${Date.now()}` },
+  });
   expect(before.status).toBe(201);
   const killedAt = performance.now();
   await redis.kill();
@@ -116,6 +125,9 @@ test('a killed store answers 503 with Retry-After in bounded time and a restarte
   const payments = await alicePayments();
   expect(payments.filter((payment) => payment.amount === body.amount)).toHaveLength(1);
   console.log(
-    `[outage:kill] first 503 after ${Math.round(firstDetection)} ms, ${replies.length} requests all 503 (slowest ${Math.round(Math.max(...replies.map((r) => r.ms)))} ms, ${Math.round(sinceKill)} ms in total); recovery ${Math.round(recovery)} ms after the restart began (redis-server start ${Math.round(recovery - recovered.ms)} ms, then reconnect ${Math.round(recovered.ms)} ms); the idempotent POST ran once after recovery (the empty Redis lost the data written before the kill: no persistence)`,
+    `[outage:kill] first 503 after ${Math.round(firstDetection)} ms, ${replies.length} requests all 503 (slowest ` +
+    `${Math.round(Math.max(...replies.map((r) => r.ms)))} ms, ${Math.round(sinceKill)} ms in total); recovery ${Math.round(recovery)} ms after the ` +
+    `restart began (redis-server start ${Math.round(recovery - recovered.ms)} ms, then reconnect ${Math.round(recovered.ms)} ms); the idempotent ` +
+    `POST ran once after recovery (the empty Redis lost the data written before the kill: no persistence)`,
   );
 });

@@ -335,7 +335,8 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
         expect(await stores.idempotency.claim(key, 'fp', 30)).toEqual({ state: 'completed', response });
       });
 
-      test(`100 concurrent takeAndClaim on a bucket of capacity 10 admit and claim exactly 10${adapter.name !== 'memory' ? ' across two instances' : ''}`, async () => {
+      test(`100 concurrent takeAndClaim on a bucket of capacity 10 admit and claim exactly ` +
+        `10${adapter.name !== 'memory' ? ' across two instances' : ''}`, async () => {
         const second = adapter.name !== 'memory' ? backing.instance() : stores;
         const results = await Promise.all(
           Array.from({ length: 100 }, (_, i) =>

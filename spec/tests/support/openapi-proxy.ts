@@ -45,7 +45,9 @@ interface Operation {
 type Check<E> = (args: { resource: Operation; element: E }) => Either<unknown>;
 
 const { getHttpOperationsFromSpec } = require('@stoplight/prism-http') as { getHttpOperationsFromSpec: (spec: unknown) => Promise<Operation[]> };
-const route = (require('@stoplight/prism-http/dist/router/index.js') as { default: (args: { resources: Operation[]; input: PrismRequest }) => Either<Operation> }).default;
+const route = (
+  require('@stoplight/prism-http/dist/router/index.js') as { default: (args: { resources: Operation[]; input: PrismRequest }) => Either<Operation> }
+).default;
 const validator = require('@stoplight/prism-http/dist/validator/index.js') as {
   validateSecurity: Check<PrismRequest>;
   validateInput: Check<PrismRequest>;
@@ -103,19 +105,30 @@ function bundledDescription(): Record<string, unknown> {
   const dir = mkdtempSync(join(tmpdir(), 'hac-openapi-'));
   try {
     const out = join(dir, 'openapi.json');
-    const run = spawnSync(REDOCLY, ['bundle', SPEC, '-o', out], { encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } });
+    const run = spawnSync(REDOCLY, ['bundle', SPEC, '-o', out], {
+      encoding: 'utf8',
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    });
     if (run.status !== 0) throw new Error(`redocly bundle failed: ${run.stderr}`);
     const doc = withoutIds(parseYaml(readFileSync(out, 'utf8'))) as { paths: Record<string, unknown> };
     const responses = Object.fromEntries(
-      [['400', 'BadRequest'], ['404', 'NotFound'], ['405', 'MethodNotAllowed'], ['414', 'UriTooLong'], ['429', 'TooManyRequests'], ['500', 'InternalServerError'], ['503', 'ServiceUnavailable']].map(([status, name]) => [
-        status,
-        { $ref: `#/components/responses/${name}` },
-      ]),
+      [
+        ['400', 'BadRequest'],
+        ['404', 'NotFound'],
+        ['405', 'MethodNotAllowed'],
+        ['414', 'UriTooLong'],
+        ['429', 'TooManyRequests'],
+        ['500', 'InternalServerError'],
+        ['503', 'ServiceUnavailable'],
+      ].map(([status, name]) => [status, { $ref: `#/components/responses/${name}` }]),
     );
     // HEAD answers carry no body: every status of the fallback is the body-less HeadError there.
     const headResponses = Object.fromEntries(Object.keys(responses).map((status) => [status, { $ref: '#/components/responses/HeadError' }]));
     doc.paths[NO_ROUTE] = Object.fromEntries(
-      ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'].map((m) => [m, { security: [{}], responses: m === 'head' ? headResponses : responses, operationId: `no-route-${m}` }]),
+      ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'].map((m) => [
+        m,
+        { security: [{}], responses: m === 'head' ? headResponses : responses, operationId: `no-route-${m}` },
+      ]),
     );
     return doc;
   } finally {
@@ -175,20 +188,38 @@ export async function startValidatingProxy(upstream: string): Promise<Validating
       query[key] = values.length === 1 ? (values[0] ?? '') : values;
     }
     const requestHeaders = headerObject(reqHeaders);
-    const input: PrismRequest = { method: method.toLowerCase(), url: { path: url.pathname, query }, headers: requestHeaders, body: bodyOf(reqBody, requestHeaders['content-type']) };
+    const input: PrismRequest = {
+      method: method.toLowerCase(),
+      url: { path: url.pathname, query },
+      headers: requestHeaders,
+      body: bodyOf(reqBody, requestHeaders['content-type']),
+    };
     const responseHeaders = headerObject(resHeaders);
-    const output: PrismResponse = { statusCode: status, headers: responseHeaders, body: method === 'HEAD' ? undefined : bodyOf(resBody, responseHeaders['content-type']) };
+    const output: PrismResponse = {
+      statusCode: status,
+      headers: responseHeaders,
+      body: method === 'HEAD' ? undefined : bodyOf(resBody, responseHeaders['content-type']),
+    };
     const add = (side: Violation['side'], diagnostics: Diagnostic[]) => {
       for (const d of diagnostics) {
         const where = d.path && d.path.length > 0 ? `${d.path.join('.')}: ` : '';
-        (side === 'request' ? report.requestViolations : report.responseViolations).push({ side, method, target: rawTarget.slice(0, 200), status, message: `${where}${d.message}` });
+        (side === 'request' ? report.requestViolations : report.responseViolations).push({
+          side,
+          method,
+          target: rawTarget.slice(0, 200),
+          status,
+          message: `${where}${d.message}`,
+        });
       }
     };
     const routed = route({ resources, input });
     let resource: Operation;
     if (routed._tag === 'Right') {
       resource = routed.right;
-      add('request', [...diagnosticsOf(validator.validateSecurity({ resource, element: input })), ...diagnosticsOf(validator.validateInput({ resource, element: input }))]);
+      add('request', [
+        ...diagnosticsOf(validator.validateSecurity({ resource, element: input })),
+        ...diagnosticsOf(validator.validateInput({ resource, element: input })),
+      ]);
     } else {
       report.unmatched += 1;
       add('request', diagnosticsOf(routed));

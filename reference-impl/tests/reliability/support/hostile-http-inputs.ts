@@ -13,11 +13,20 @@ const path = fc.constantFrom(...PATHS);
 
 /** Header fields from 8 KiB to 96 KiB (Node's default limit is 16 KiB for the whole head). */
 export const longHeader: fc.Arbitrary<HostileRequest> = fc
-  .tuple(path, fc.integer({ min: 8_000, max: 96_000 }), fc.constantFrom('X-Padding', 'Authorization', 'Cookie', 'Idempotency-Key', 'Content-Type'), fc.integer({ min: 1, max: 4 }))
+  .tuple(
+    path,
+    fc.integer({ min: 8_000, max: 96_000 }),
+    fc.constantFrom('X-Padding', 'Authorization', 'Cookie', 'Idempotency-Key', 'Content-Type'),
+    fc.integer({ min: 1, max: 4 }),
+  )
   .map(([p, size, name, count]) => {
     const value = name === 'Authorization' ? `Bearer ${'a'.repeat(size)}` : 'v'.repeat(size);
     const headers: [string, string][] = Array.from({ length: count }, () => [name, value]);
-    return { label: `${count}× ${name} of ${size} bytes on GET ${p}`, bytes: buildRequest('GET', p, headers), allowSuccess: name === 'X-Padding' || name === 'Cookie' || name === 'Content-Type' || name === 'Idempotency-Key' };
+    return {
+      label: `${count}× ${name} of ${size} bytes on GET ${p}`,
+      bytes: buildRequest('GET', p, headers),
+      allowSuccess: name === 'X-Padding' || name === 'Cookie' || name === 'Content-Type' || name === 'Idempotency-Key',
+    };
   });
 
 /** Request targets from 2 KiB to 128 KiB. */
@@ -32,7 +41,23 @@ export const longUrl: fc.Arbitrary<HostileRequest> = fc
 /** Bad or odd percent-encoding in the path and query. */
 export const badPercent: fc.Arbitrary<HostileRequest> = fc
   .tuple(
-    fc.constantFrom('/users/%E0%A4%A', '/users/%', '/users/%zz', '/users/%C0%AF', '/users/%00', '/users/%2e%2e/%2e%2e', '/%E0%A4%A/orders', '/users/1%2F..%2Forders', '/payments/%FF', '/users?name=%E0%A4%A', '/users?%=1', '/users?limit=%', '/users/%25', '/users/%u0041', '/users/1%0d%0aX-Injected:%201'),
+    fc.constantFrom(
+      '/users/%E0%A4%A',
+      '/users/%',
+      '/users/%zz',
+      '/users/%C0%AF',
+      '/users/%00',
+      '/users/%2e%2e/%2e%2e',
+      '/%E0%A4%A/orders',
+      '/users/1%2F..%2Forders',
+      '/payments/%FF',
+      '/users?name=%E0%A4%A',
+      '/users?%=1',
+      '/users?limit=%',
+      '/users/%25',
+      '/users/%u0041',
+      '/users/1%0d%0aX-Injected:%201',
+    ),
     fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'HEAD'),
     fc.boolean(),
   )
@@ -94,7 +119,20 @@ export const oddToken: fc.Arbitrary<HostileRequest> = fc
     fc.oneof(
       fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }),
       fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }),
-      fc.constantFrom('dev-token-alice ', ' dev-token-alice', 'dev-token-alice\t', 'dev-token-alicé', 'dev token alice', 'DEV-TOKEN-ALICE', 'dev-token-alice=', 'dev-token-alice\u0000', '""', "'dev-token-alice'", '===', 'a'.repeat(8_000)),
+      fc.constantFrom(
+        'dev-token-alice ',
+        ' dev-token-alice',
+        'dev-token-alice\t',
+        'dev-token-alicé',
+        'dev token alice',
+        'DEV-TOKEN-ALICE',
+        'dev-token-alice=',
+        'dev-token-alice\u0000',
+        '""',
+        "'dev-token-alice'",
+        '===',
+        'a'.repeat(8_000),
+      ),
     ),
     fc.constantFrom('Bearer ', 'bearer ', 'Bearer  ', 'Basic ', '', 'Bearer\t'),
     fc.constantFrom('/account', '/users', '/payments'),
@@ -103,7 +141,11 @@ export const oddToken: fc.Arbitrary<HostileRequest> = fc
     const value = Buffer.from(`${scheme}${token}`, 'utf8').toString('latin1');
     // Surrounding whitespace is not part of a field value (RFC 9110 §5.5): " dev-token-alice " is alice.
     const valid = /^bearer[ \t]+dev-token-alice[ \t]*$/i.test(value);
-    return { label: `Authorization ${JSON.stringify(`${scheme}${token}`).slice(0, 60)} on GET ${p}`, bytes: buildRequest('GET', p, [['Authorization', value]]), allowSuccess: valid };
+    return {
+      label: `Authorization ${JSON.stringify(`${scheme}${token}`).slice(0, 60)} on GET ${p}`,
+      bytes: buildRequest('GET', p, [['Authorization', value]]),
+      allowSuccess: valid,
+    };
   });
 
 /** Invalid UTF-8 bytes in the request target and in header values. */
@@ -111,7 +153,12 @@ export const invalidUtf8Head: fc.Arbitrary<HostileRequest> = fc
   .tuple(fc.constantFrom('\xff', '\xc0\xaf', '\xed\xa0\x80', '\x80\x80', '\xfe'), fc.constantFrom('path', 'query', 'header', 'idempotency-key'))
   .map(([bad, where]) => {
     const target = where === 'path' ? `/users/${bad}` : where === 'query' ? `/users?name=${bad}` : '/payments';
-    const headers: [string, string][] = where === 'header' ? [['Authorization', `Bearer ${bad}`]] : where === 'idempotency-key' ? [ALICE_AUTH, ['Content-Type', 'application/json'], ['Idempotency-Key', `k${bad}`]] : [];
+    const headers: [string, string][] =
+      where === 'header'
+        ? [['Authorization', `Bearer ${bad}`]]
+        : where === 'idempotency-key'
+          ? [ALICE_AUTH, ['Content-Type', 'application/json'], ['Idempotency-Key', `k${bad}`]]
+          : [];
     const method = where === 'idempotency-key' ? 'POST' : 'GET';
     const body = method === 'POST' ? '{"amount":100,"currency":"usd"}' : undefined;
     return { label: `invalid UTF-8 in ${where}`, bytes: buildRequest(method, target, headers, body), allowSuccess: where === 'query' };

@@ -46,7 +46,21 @@ export const malformedJson: fc.Arbitrary<HostileRequest> = fc
     target,
     fc.oneof(
       fc.string({ maxLength: 200 }).filter((text) => !isJsonObjectText(text)),
-      fc.constantFrom('{', '}', '{"a":}', "{'a':1}", '{"a":1,}', '[1,2', 'NaN', 'undefined', '{"a":1}{"b":2}', '\u0000', '{"amount":01}', '{"a":"\\x"}', '\ufeff{}'),
+      fc.constantFrom(
+        '{',
+        '}',
+        '{"a":}',
+        "{'a':1}",
+        '{"a":1,}',
+        '[1,2',
+        'NaN',
+        'undefined',
+        '{"a":1}{"b":2}',
+        '\u0000',
+        '{"amount":01}',
+        '{"a":"\\x"}',
+        '\ufeff{}',
+      ),
       fc.uint8Array({ minLength: 1, maxLength: 300 }).map((bytes) => Buffer.from(bytes).toString('latin1')),
     ),
   )
@@ -70,7 +84,19 @@ export const wrongContentType: fc.Arbitrary<HostileRequest> = fc
   .tuple(
     target.filter((t) => !t.path.endsWith('/cancel')),
     fc.oneof(
-      fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'text/html', 'application/jsonx', 'json', 'application/', '*/*', 'application/json-patch', ''),
+      fc.constantFrom(
+        'text/plain',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/xml',
+        'text/html',
+        'application/jsonx',
+        'json',
+        'application/',
+        '*/*',
+        'application/json-patch',
+        '',
+      ),
       fc.stringMatching(/^[a-z]{1,10}\/[a-z0-9.-]{1,15}$/).filter((type) => !/json$/.test(type)),
     ),
   )
