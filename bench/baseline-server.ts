@@ -19,10 +19,19 @@ export interface BaselineServer {
   close(): Promise<void>;
 }
 
-/** Builds the baseline app: `GET /users/:id`, `POST /payments`, anything else a constant 404. */
-export function createBaselineApp(): Koa {
+/**
+ * Builds the baseline app: `GET /users/:id`, `POST /payments`, anything else a constant 404.
+ * `perRequest`, when given, runs before every answer: the floor baseline spends its Redis round trips there.
+ */
+export function createBaselineApp(perRequest?: () => Promise<void>): Koa {
   const app = new Koa();
   const router = new Router();
+  if (perRequest) {
+    app.use(async (_ctx, next) => {
+      await perRequest();
+      await next();
+    });
+  }
   router.get('/users/:id', (ctx) => {
     ctx.body = USER;
   });
@@ -39,8 +48,8 @@ export function createBaselineApp(): Koa {
 }
 
 /** Starts the baseline on `host`:`port` (0 = a free port). */
-export async function startBaseline(host = '127.0.0.1', port = 0): Promise<BaselineServer> {
-  const server = createServer(createBaselineApp().callback());
+export async function startBaseline(host = '127.0.0.1', port = 0, perRequest?: () => Promise<void>): Promise<BaselineServer> {
+  const server = createServer(createBaselineApp(perRequest).callback());
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

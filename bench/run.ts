@@ -11,6 +11,8 @@ import { type LocalCluster, clusterToolsInstalled, startLocalCluster } from '../
 import { clientsPhase } from './phases/clients.ts';
 import { exactnessPhase } from './phases/limiter-exactness.ts';
 import { profilePhase } from './phases/profile.ts';
+import { compileServers } from './compile.ts';
+import { useCompiledEntry } from './target.ts';
 import { refillPhase } from './phases/refill.ts';
 import { suiteTimePhase } from './phases/suite-time.ts';
 import { throughputPhase, ROUTES } from './phases/throughput.ts';
@@ -36,6 +38,8 @@ options:
   --clients-dir DIR  where the clients phase finds redis and @valkey/valkey-glide (DIR/node_modules;
                      default: this project; a library not installed there is listed as not measured)
   --profile-route R  route to profile (default "GET /users/1"; one of the throughput routes)
+  --from-sources     run the servers under test from the TypeScript sources through tsx instead of
+                     compiling them first (quicker to start; tsx adds CPU to the reference server)
   --no-write         do not write bench/results/<timestamp>.json
   --check            exit 1 when a figure misses its target
   -h, --help`;
@@ -67,6 +71,7 @@ const { values } = (() => {
         'profile-route': { type: 'string' },
         routes: { type: 'string' },
         'clients-dir': { type: 'string' },
+        'from-sources': { type: 'boolean', default: false },
         'no-write': { type: 'boolean', default: false },
         check: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -118,7 +123,7 @@ const run: BenchRun = {
   startedAt: startedAt.toISOString(),
   host: { node: process.version, cpus: cpus().length, platform: platform() },
   options: { durationSeconds, warmupSeconds: quick ? 0.5 : 1, connections, quick, phases, stores },
-  serverMode: 'child-process',
+  serverMode: values['from-sources'] ? 'child-process' : 'child-process-compiled',
   throughput: [],
   exactness: [],
   refill: [],
@@ -137,7 +142,8 @@ process.once('SIGINT', () => {
   void Promise.allSettled([cleanRedis(), cluster?.stop()]).finally(() => process.exit(130));
 });
 
-console.log(`bench: ${quick ? 'quick' : 'full'} run, ${durationSeconds} s per cell, ${connections} connections, stores ${stores.join('+')}; servers in child processes; load average ${loadBefore.toFixed(2)} on ${run.host.cpus} CPUs`);
+if (!values['from-sources']) useCompiledEntry(await compileServers());
+console.log(`bench: ${quick ? 'quick' : 'full'} run, ${durationSeconds} s per cell, ${connections} connections, stores ${stores.join('+')}; servers in child processes (${values['from-sources'] ? 'TypeScript sources through tsx' : 'compiled JavaScript'}); load average ${loadBefore.toFixed(2)} on ${run.host.cpus} CPUs`);
 try {
   if (phases.includes('throughput')) {
     log('\n[1/5] throughput and latency');

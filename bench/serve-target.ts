@@ -11,6 +11,10 @@ import { startBaseline } from './baseline-server.ts';
 import type { TargetSpec } from './target.ts';
 import { resolveConfig } from '../reference-impl/config.ts';
 import { startServer } from '../reference-impl/server.ts';
+import { connectRedis, lua } from '../reference-impl/stores/redis/connection.ts';
+
+/** The floor's round trip: one script on one key, as the reference's limiter takes one token. */
+const FLOOR_SCRIPT = lua("return redis.call('INCR', KEYS[1])");
 
 let commands: Record<string, number> = {};
 const original = Redis.prototype.sendCommand;
@@ -22,6 +26,15 @@ Redis.prototype.sendCommand = function counted(this: Redis, ...args: Parameters<
 
 async function start(spec: TargetSpec): Promise<{ url: string; close(): Promise<void> }> {
   if (spec.kind === 'baseline') return startBaseline();
+  if (spec.kind === 'floor') {
+    const { redis, roundTrips } = spec;
+    const connection = connectRedis({ url: redis.url, ...(redis.cluster ? { cluster: redis.cluster } : {}), commandTimeoutMs: 5000 });
+    const key = `${redis.keyPrefix}{floor}:${process.pid}`;
+    const server = await startBaseline('127.0.0.1', 0, async () => {
+      for (let i = 0; i < roundTrips; i++) await connection.script(FLOOR_SCRIPT, [key], []);
+    });
+    return { url: server.url, close: () => server.close().finally(() => connection.close()) };
+  }
   const config = resolveConfig(spec.config);
   return startServer({ config, logError: () => undefined });
 }

@@ -18,9 +18,9 @@ export function formatRun(run: BenchRun): string {
   const parts: string[] = [];
   if (run.throughput.length > 0) {
     parts.push(
-      'Throughput and latency (reference vs bare Koa, same run)',
+      'Throughput and latency (reference vs bare Koa, same run; floor: bare Koa making the route\'s Redis round trips)',
       formatTable(
-        ['store', 'route', 'ref req/s', 'p50 ms', 'p99 ms', 'base req/s', 'p50 ms', 'p99 ms', 'ratio', 'goal', 'verdict', 'CPU µs/req ref/base', 'CPU ratio', 'CPU verdict', 'redis cmds/req'],
+        ['store', 'route', 'ref req/s', 'p50 ms', 'p99 ms', 'base req/s', 'p50 ms', 'p99 ms', 'ratio', 'goal', 'verdict', 'CPU µs/req ref/base', 'CPU ratio', 'CPU verdict', 'redis cmds/req', 'floor RT', 'floor ratio', 'floor CPU ratio'],
         run.throughput.map((c) => [
           c.store,
           c.route,
@@ -37,6 +37,9 @@ export function formatRun(run: BenchRun): string {
           fixed(c.cpuRatio, 2),
           cpuVerdict(c),
           c.redisCommandsPerRequest ? fixed(c.redisCommandsPerRequest.total ?? 0, 2) : '-',
+          c.floor ? String(c.floor.redisRoundTrips) : '-',
+          c.floor ? fixed(c.floor.ratio, 2) : '-',
+          c.floor ? fixed(c.floor.cpuRatio, 2) : '-',
         ]),
       ),
     );

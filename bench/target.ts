@@ -5,7 +5,16 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export type TargetSpec = { kind: 'baseline' } | { kind: 'reference'; config: Record<string, unknown> };
+/**
+ * `baseline`: bare Koa. `floor`: bare Koa that also makes `roundTrips` sequential Redis round trips per
+ * request (a one-key Lua script through the reference store's own connection settings): the least a
+ * server that keeps its limits in Redis can cost, the floor of the Redis cells. `reference`: the
+ * reference server with a configuration.
+ */
+export type TargetSpec =
+  | { kind: 'baseline' }
+  | { kind: 'floor'; redis: { url: string; cluster?: readonly string[]; keyPrefix: string }; roundTrips: number }
+  | { kind: 'reference'; config: Record<string, unknown> };
 
 export interface Target {
   url: string;
@@ -44,13 +53,19 @@ function ask(child: ChildProcess, type: string): Promise<ChildReply> {
   });
 }
 
-const ENTRY = fileURLToPath(new URL('./serve-target.ts', import.meta.url));
+/** The child entry: the TypeScript source run through tsx, until `useCompiledEntry` names the compiled one (compile.ts). */
+let entry: { path: string; execArgv: string[] } = { path: fileURLToPath(new URL('./serve-target.ts', import.meta.url)), execArgv: ['--import', 'tsx'] };
+
+/** Every server started from now on runs `compiledPath` (plain JavaScript, no tsx). */
+export function useCompiledEntry(compiledPath: string): void {
+  entry = { path: compiledPath, execArgv: [] };
+}
 
 /** Forks a server under test and resolves once it listens on a free loopback port. */
 export function startTarget(spec: TargetSpec, options: TargetOptions = {}): Promise<Target> {
-  const execArgv = ['--import', 'tsx'];
+  const execArgv = [...entry.execArgv];
   if (options.cpuProfDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`);
-  const child = fork(ENTRY, [JSON.stringify(spec)], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(entry.path, [JSON.stringify(spec)], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise<Target>((resolve, reject) => {
     const timer = setTimeout(() => {

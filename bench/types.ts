@@ -21,6 +21,11 @@ export interface ThroughputCell {
   target: number;
   /** Redis commands the reference server sent per request during the measurement, by name and `total`. */
   redisCommandsPerRequest?: Record<string, number>;
+  /**
+   * On Redis: bare Koa making the route's budget of Redis round trips per request, measured in the same
+   * alternating rounds. Its ratios bound what any server that keeps its limits in Redis can reach.
+   */
+  floor?: { redisRoundTrips: number; load: LoadStats; ratio: number; cpuMicrosPerRequest: number; cpuRatio: number };
 }
 
 export interface ExactnessResult {
@@ -97,7 +102,7 @@ export interface BenchRun {
   startedAt: string;
   host: { node: string; cpus: number; platform: string };
   options: { durationSeconds: number; warmupSeconds: number; connections: number; quick: boolean; phases: string[]; stores: StoreKind[] };
-  serverMode: 'child-process';
+  serverMode: 'child-process' | 'child-process-compiled';
   throughput: ThroughputCell[];
   exactness: ExactnessResult[];
   refill: RefillResult[];

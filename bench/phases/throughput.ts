@@ -29,16 +29,19 @@ interface Route {
   name: string;
   expectedStatus: number;
   request: LoadRequest;
+  /** Redis round trips the route may cost on one Redis (the store's budget): the floor cell makes as many. */
+  redisRoundTrips: number;
 }
 
 const PAYMENT_BODY = JSON.stringify({ amount: 1250, currency: 'eur' });
 
 /** The four routes of the phase; the 429 one uses a token whose plan has capacity 1 and ~0 refill. */
 export const ROUTES: Route[] = [
-  { name: 'GET /users/1', expectedStatus: 200, request: { method: 'GET', path: '/users/1' } },
+  { name: 'GET /users/1', expectedStatus: 200, redisRoundTrips: 1, request: { method: 'GET', path: '/users/1' } },
   {
     name: 'POST /payments',
     expectedStatus: 201,
+    redisRoundTrips: 2,
     request: {
       method: 'POST',
       path: '/payments',
@@ -47,52 +50,39 @@ export const ROUTES: Route[] = [
       perRequestHeaders: () => ({ 'idempotency-key': randomUUID() }),
     },
   },
-  { name: '404 problem', expectedStatus: 404, request: { method: 'GET', path: '/no-such-collection/1' } },
+  { name: '404 problem', expectedStatus: 404, redisRoundTrips: 1, request: { method: 'GET', path: '/no-such-collection/1' } },
   {
     name: '429 (rate-limited)',
     expectedStatus: 429,
+    redisRoundTrips: 1,
     request: { method: 'GET', path: '/users/1', headers: { authorization: `Bearer ${LIMITED_TOKEN}` } },
   },
 ];
 
 /**
- * Warms both targets up, then measures them in alternating rounds (baseline first in even rounds,
- * reference first in odd ones) so that load from other processes on a shared machine falls on
- * both alike.
+ * Warms the targets up, then measures them in alternating rounds (the order rotates every round:
+ * baseline first, then the reference first, …) so that load from other processes on a shared
+ * machine falls on all of them alike. Returns each target's combined load and CPU time.
  */
-async function measurePair(
-  baseline: Target,
-  reference: Target,
-  request: LoadRequest,
-  options: ThroughputOptions,
-): Promise<{ base: LoadStats; ref: LoadStats; commands: Record<string, number>; baseCpu: number; refCpu: number }> {
+async function measureTargets(targets: readonly Target[], request: LoadRequest, options: ThroughputOptions): Promise<{ load: LoadStats; cpu: number }[]> {
   const { connections } = options;
-  const baseUrl = baseline.url;
-  const refUrl = reference.url;
   if (options.warmupSeconds > 0) {
-    await runLoad({ url: baseUrl, request, durationSeconds: options.warmupSeconds, connections });
-    await runLoad({ url: refUrl, request, durationSeconds: options.warmupSeconds, connections });
+    for (const target of targets) await runLoad({ url: target.url, request, durationSeconds: options.warmupSeconds, connections });
   }
-  await reference.resetRedisCommands();
-  const [base0, ref0] = await Promise.all([baseline.mark(), reference.mark()]);
+  // Redis commands are counted over the measured rounds only.
+  for (const target of targets) await target.resetRedisCommands();
+  const before = await Promise.all(targets.map((target) => target.mark()));
   const slice = Math.max(1, Math.round(options.durationSeconds / options.rounds));
-  const base: LoadStats[] = [];
-  const ref: LoadStats[] = [];
+  const rounds: LoadStats[][] = targets.map(() => []);
   for (let i = 0; i < options.rounds; i++) {
-    const order = i % 2 === 0 ? [baseUrl, refUrl] : [refUrl, baseUrl];
-    for (const url of order) {
-      const stats = await runLoad({ url, request, durationSeconds: slice, connections });
-      (url === baseUrl ? base : ref).push(stats);
+    for (let j = 0; j < targets.length; j++) {
+      const index = (i + j) % targets.length;
+      const target = targets[index];
+      if (target) rounds[index]?.push(await runLoad({ url: target.url, request, durationSeconds: slice, connections }));
     }
   }
-  const [base1, ref1] = await Promise.all([baseline.mark(), reference.mark()]);
-  return {
-    base: combineRounds(base),
-    ref: combineRounds(ref),
-    commands: await reference.redisCommands(),
-    baseCpu: base1.cpuMicros - base0.cpuMicros,
-    refCpu: ref1.cpuMicros - ref0.cpuMicros,
-  };
+  const after = await Promise.all(targets.map((target) => target.mark()));
+  return targets.map((_, index) => ({ load: combineRounds(rounds[index] ?? []), cpu: (after[index]?.cpuMicros ?? 0) - (before[index]?.cpuMicros ?? 0) }));
 }
 
 function perRequest(commands: Record<string, number>, requests: number): Record<string, number> {
@@ -106,44 +96,74 @@ function perRequest(commands: Record<string, number>, requests: number): Record<
   return out;
 }
 
-/** Runs every route on every store, the baseline right before the reference each time. */
+/**
+ * Runs every route on every store: the baseline, the reference and, on Redis, the floor (bare Koa with
+ * the route's Redis round trips) in alternating rounds of one cell.
+ */
 export async function throughputPhase(options: ThroughputOptions): Promise<ThroughputCell[]> {
   const cells: ThroughputCell[] = [];
   const baseline = await startTarget({ kind: 'baseline' });
   try {
     for (const store of options.stores) {
-      let reference: Target | undefined;
+      const started: Target[] = [];
       try {
-        reference = await startTarget({ kind: 'reference', config: benchConfig(storeConfig(store, options.redisUrl, options.keyPrefix, options.clusterNodes)) });
+        const reference = await startTarget({ kind: 'reference', config: benchConfig(storeConfig(store, options.redisUrl, options.keyPrefix, options.clusterNodes)) });
+        started.push(reference);
+        const floors = new Map<number, Target>();
+        const floorOf = async (roundTrips: number): Promise<Target | undefined> => {
+          if (store === 'memory') return undefined;
+          const known = floors.get(roundTrips);
+          if (known) return known;
+          const redis = { url: options.redisUrl, keyPrefix: options.keyPrefix, ...(store === 'cluster' && options.clusterNodes ? { cluster: options.clusterNodes } : {}) };
+          const floor = await startTarget({ kind: 'floor', redis, roundTrips });
+          started.push(floor);
+          floors.set(roundTrips, floor);
+          return floor;
+        };
         for (const route of ROUTES.filter((r) => !options.routes || options.routes.includes(r.name))) {
-          const { base, ref, commands, baseCpu, refCpu } = await measurePair(baseline, reference, route.request, options);
-          const baseCpuPerRequest = Math.round(baseCpu / Math.max(1, base.sent));
-          const refCpuPerRequest = Math.round(refCpu / Math.max(1, ref.sent));
-          const expected = ref.statusCounts[String(route.expectedStatus)] ?? 0;
+          const floor = await floorOf(route.redisRoundTrips);
+          const [base, ref, low] = await measureTargets(floor ? [baseline, reference, floor] : [baseline, reference], route.request, options);
+          if (!base || !ref) throw new Error('measureTargets returned fewer results than targets');
+          const commands = await reference.redisCommands();
+          const perSent = (cpu: number, load: LoadStats): number => Math.round(cpu / Math.max(1, load.sent));
+          const baseCpuPerRequest = perSent(base.cpu, base.load);
+          const refCpuPerRequest = perSent(ref.cpu, ref.load);
+          const expected = ref.load.statusCounts[String(route.expectedStatus)] ?? 0;
+          const ratioOf = (a: number, b: number): number => (b > 0 ? Math.round((a / b) * 1000) / 1000 : 0);
           const cell: ThroughputCell = {
             store,
             route: route.name,
             expectedStatus: route.expectedStatus,
-            reference: ref,
-            baseline: base,
-            ratio: base.requestsPerSecond > 0 ? Math.round((ref.requestsPerSecond / base.requestsPerSecond) * 1000) / 1000 : 0,
-            expectedShare: ref.total > 0 ? expected / ref.total : 0,
+            reference: ref.load,
+            baseline: base.load,
+            ratio: ratioOf(ref.load.requestsPerSecond, base.load.requestsPerSecond),
+            expectedShare: ref.load.total > 0 ? expected / ref.load.total : 0,
             target: throughputGoal(store, route.name),
             cpuMicrosPerRequest: { reference: refCpuPerRequest, baseline: baseCpuPerRequest },
-            cpuRatio: refCpuPerRequest > 0 ? Math.round((baseCpuPerRequest / refCpuPerRequest) * 1000) / 1000 : 0,
+            cpuRatio: ratioOf(baseCpuPerRequest, refCpuPerRequest),
           };
-          if (store !== 'memory') cell.redisCommandsPerRequest = perRequest(commands, ref.sent);
+          if (low) {
+            const lowCpu = perSent(low.cpu, low.load);
+            cell.floor = {
+              redisRoundTrips: route.redisRoundTrips,
+              load: low.load,
+              ratio: ratioOf(low.load.requestsPerSecond, base.load.requestsPerSecond),
+              cpuMicrosPerRequest: lowCpu,
+              cpuRatio: ratioOf(baseCpuPerRequest, lowCpu),
+            };
+          }
+          if (store !== 'memory') cell.redisCommandsPerRequest = perRequest(commands, ref.load.sent);
           cells.push(cell);
           options.log(
-            `  ${store.padEnd(6)} ${route.name.padEnd(20)} ref ${ref.requestsPerSecond.toFixed(0).padStart(6)} req/s  base ${base.requestsPerSecond
+            `  ${store.padEnd(6)} ${route.name.padEnd(20)} ref ${ref.load.requestsPerSecond.toFixed(0).padStart(6)} req/s  base ${base.load.requestsPerSecond
               .toFixed(0)
-              .padStart(6)} req/s  ratio ${cell.ratio.toFixed(2)}  CPU/req ${refCpuPerRequest}/${baseCpuPerRequest} µs (ratio ${cell.cpuRatio.toFixed(2)})  statuses ${JSON.stringify(ref.statusCounts)}${
-              cell.redisCommandsPerRequest ? `  redis/req ${JSON.stringify(cell.redisCommandsPerRequest)}` : ''
-            }`,
+              .padStart(6)} req/s  ratio ${cell.ratio.toFixed(2)}  CPU/req ${refCpuPerRequest}/${baseCpuPerRequest} µs (ratio ${cell.cpuRatio.toFixed(2)})` +
+              (cell.floor ? `  floor (${cell.floor.redisRoundTrips} RT) ratio ${cell.floor.ratio.toFixed(2)} CPU ${cell.floor.cpuMicrosPerRequest} µs (${cell.floor.cpuRatio.toFixed(2)})` : '') +
+              `  statuses ${JSON.stringify(ref.load.statusCounts)}${cell.redisCommandsPerRequest ? `  redis/req ${JSON.stringify(cell.redisCommandsPerRequest)}` : ''}`,
           );
         }
       } finally {
-        await reference?.close();
+        for (const target of started) await target.close();
       }
     }
   } finally {
