@@ -31,7 +31,7 @@ export function formatRun(run: BenchRun): string {
           fixed(c.baseline.p50Ms),
           fixed(c.baseline.p99Ms),
           fixed(c.ratio, 2),
-          c.target > 0 ? `>= ${fixed(c.target, 1)}` : '-',
+          c.target > 0 ? `>= ${fixed(c.target, 2)}` : '-',
           throughputVerdict(c) + (c.expectedShare < 0.99 ? ` (${percent(c.expectedShare)} ${c.expectedStatus})` : ''),
           `${c.cpuMicrosPerRequest.reference}/${c.cpuMicrosPerRequest.baseline}`,
           fixed(c.cpuRatio, 2),
