@@ -9,13 +9,14 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { type TestServer, startTestServer } from '../../reference-impl/tests/support/harness.ts';
 import { type ValidatingProxy, startValidatingProxy } from './support/openapi-proxy.ts';
+import { readResults } from '../results.ts';
 
 const CLI = fileURLToPath(new URL('../../bin/http-api-conformance.js', import.meta.url));
 const PROFILE = fileURLToPath(new URL('../../fixtures/profiles/reference.json', import.meta.url));
@@ -72,11 +73,8 @@ test.describe('the reference server through an OpenAPI-validating proxy', () => 
       exitCode: run.code,
       failed: [] as { id: string; reason?: string; errors: string[] }[],
     };
-    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as {
-      exitCode: number;
-      complete: boolean;
-      requirements: { id: string; outcome: string; reason?: string; tests?: { error?: string }[] }[];
-    };
+    // readResults validates the file against spec/schemas/results.schema.json.
+    const results = readResults(join(out, 'results.json'));
     summary.failed = results.requirements
       .filter((r) => r.outcome === 'failed')
       .map(({ id, reason, tests }) => ({
