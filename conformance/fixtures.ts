@@ -4,13 +4,23 @@
  * first base URL. `multi`: a profile with two or more base URLs (the profile itself, or two embedded
  * instances on Redis when no HAC_PROFILE is given), or the reason why there is none. The embedded
  * target is imported only when needed, so a run against another target never loads the reference server.
+ *
+ * What a check needs and a profile may lack is a test fixture that skips the check itself, with a
+ * reason naming the profile member to set (the report shows it): `otherCaller`, `limitedCaller`,
+ * `idempotentEndpoint`, `faultInjection`, `instances`. A test body never tests for them; a value a
+ * check derives from the profile in its own way goes through `orSkip`. `countingCaller` is the
+ * caller whose collections a check may count, held exclusively while it does.
  */
 import { test as base } from '@playwright/test';
 import { sharedRedisUrl } from '../reference-impl/redis-admin.ts';
 import { runEnvironment } from './run-environment.ts';
 import { loadProfile } from './target/profile.ts';
-import type { TargetProfile } from './target/profile.ts';
+import type { ProfileRequest, TargetProfile } from './target/profile.ts';
 import { Target } from './support/target.ts';
+import type { Client } from './support/client.ts';
+import { idempotentEndpointOf, NO_IDEMPOTENT_ENDPOINT } from './support/idempotency.ts';
+import type { IdempotentEndpoint } from './support/idempotency.ts';
+import { acquireToken } from './support/token-lock.ts';
 import { tcpAnswers } from './support/tcp.ts';
 import { clearExchanges, evidenceAttachment } from './support/exchange-log.ts';
 
@@ -18,15 +28,68 @@ export { expect } from '@playwright/test';
 
 export type MultiTarget = { profile: TargetProfile; skip?: undefined } | { profile?: undefined; skip: string };
 
+/** The caller lacking a permission and the request it may not make (`tokens.limited`, D-PROFILE). */
+export interface LimitedCaller {
+  client: Client;
+  request: ProfileRequest;
+}
+
+/** The profile's fault injection (features.faultInjection, D-PROFILE). */
+export interface FaultInjection {
+  header: string;
+  slowValue?: string;
+  /** The profile's first collection: where injected faults go. */
+  path: string;
+}
+
 interface TestFixtures {
   /** Automatic: a failing test attaches the request that shows the failure and its response (report.html shows it). */
   evidence: void;
+  /** A second caller, `tokens.other`: the check is skipped when the profile names none. */
+  otherCaller: Client;
+  /** The caller lacking a permission and the request it may not make, `tokens.limited`; skipped when absent. */
+  limitedCaller: LimitedCaller;
+  /**
+   * `tokens.other`, else `tokens.valid`, held for the whole check by a lock per target and caller
+   * shared by all workers: the checks that count what this caller's collections list (the
+   * idempotency checks, the payment an order's pay link creates) never run at the same time, so no
+   * one of them writes to a collection another is counting. Other checks use the valid caller; a
+   * profile without `tokens.other` shares it with them.
+   */
+  countingCaller: Client;
+  /** The profile's idempotent endpoint (`idempotency`) for the counting caller; skipped when absent. */
+  idempotentEndpoint: IdempotentEndpoint;
+  /** The profile's fault-injection header (`features.faultInjection`); skipped when absent. */
+  faultInjection: FaultInjection;
+  /** The target at each of two or more base URLs (`multi`); skipped with its reason when there are fewer. */
+  instances: [Target, Target, ...Target[]];
 }
 
 interface WorkerFixtures {
   profile: TargetProfile;
   target: Target;
   multi: MultiTarget;
+}
+
+export const NO_FAULT_INJECTION = 'the profile declares no fault-injection header (features.faultInjection), so no server fault can be provoked';
+
+/** The profile's fault injection, with the first collection as where faults go; undefined when it declares none. */
+export function faultInjectionOf(profile: TargetProfile): FaultInjection | undefined {
+  const fault = profile.features?.faultInjection;
+  const first = profile.collections[0];
+  return fault === undefined || first === undefined ? undefined : { ...fault, path: first.path };
+}
+
+/**
+ * `value`, or the running check skipped with `reason` when it is undefined: for what a check derives
+ * from the profile itself (a collection with a create body, …). The reason names the profile member to set.
+ */
+export function orSkip<T>(value: T | undefined, reason: string): T {
+  if (value === undefined) {
+    base.info().skip(true, reason);
+    throw new Error(`unreachable: the check is skipped (${reason})`);
+  }
+  return value;
 }
 
 /** Property run count: HAC_RUNS, else the profile's `runs.properties`, else 25. */
@@ -77,7 +140,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         return;
       }
       if (runEnvironment().profile) {
-        await use({ skip: 'the profile lists one base URL; list two or more instances of the target to check statelessness' });
+        await use({ skip: 'the profile lists one base URL (baseUrls); list two or more instances of the target to check statelessness' });
         return;
       }
       const redisUrl = new URL(sharedRedisUrl());
@@ -95,4 +158,38 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     },
     { scope: 'worker' },
   ],
+  otherCaller: async ({ target }, use, testInfo) => {
+    const token = target.profile.tokens.other;
+    if (token === undefined) return testInfo.skip(true, 'the profile names no second caller (tokens.other)');
+    await use(target.as(token));
+  },
+  limitedCaller: async ({ target }, use, testInfo) => {
+    const limited = target.profile.tokens.limited;
+    if (limited === undefined) return testInfo.skip(true, 'the profile names no token lacking a permission (tokens.limited)');
+    await use({ client: target.as(limited.token), request: limited.request });
+  },
+  countingCaller: async ({ target }, use) => {
+    const caller = target.countingCaller();
+    const held = await acquireToken(`${target.baseUrl} counted collections`, [caller.options.token ?? ''], { timeoutMs: 30_000 });
+    try {
+      await use(caller);
+    } finally {
+      held.release();
+    }
+  },
+  idempotentEndpoint: async ({ profile, countingCaller }, use, testInfo) => {
+    const endpoint = idempotentEndpointOf(profile, countingCaller);
+    if (endpoint === undefined) return testInfo.skip(true, NO_IDEMPOTENT_ENDPOINT);
+    await use(endpoint);
+  },
+  faultInjection: async ({ profile }, use, testInfo) => {
+    const fault = faultInjectionOf(profile);
+    if (fault === undefined) return testInfo.skip(true, NO_FAULT_INJECTION);
+    await use(fault);
+  },
+  instances: async ({ multi }, use, testInfo) => {
+    if (multi.profile === undefined) return testInfo.skip(true, multi.skip);
+    const profile = multi.profile;
+    await use(profile.baseUrls.map((url) => new Target(profile, url)) as [Target, Target, ...Target[]]);
+  },
 });

@@ -3,7 +3,8 @@
  * 401 for missing, malformed and unknown tokens with a Bearer challenge, 403 for a token lacking a
  * permission, identity carried by each request alone.
  */
-import { test, expect } from '../fixtures.ts';
+import { test, expect, orSkip } from '../fixtures.ts';
+import type { LimitedCaller } from '../fixtures.ts';
 import { req } from '../support/requirement.ts';
 import { describe, problemIssues } from '../support/problem.ts';
 import { keepAliveAgent, send } from '../support/http.ts';
@@ -14,6 +15,11 @@ import type { Target } from '../support/target.ts';
 function protectedCall(target: Target, options: { token?: string | null; authorization?: string; headers?: Record<string, string> }): Promise<HttpResponse> {
   const prot = target.profile.protected;
   return target.client.request(prot.method, prot.path, { ...options, ...(prot.body === undefined ? {} : { json: fillTemplate(prot.body) }) });
+}
+
+/** The profile's `tokens.limited.request`, sent by the caller it is forbidden to. */
+function forbiddenCall({ client, request }: LimitedCaller): Promise<HttpResponse> {
+  return client.request(request.method, request.path, request.body === undefined ? {} : { json: fillTemplate(request.body) });
 }
 
 const malformedHeaders = ['Basic dXNlcjpwYXNzd29yZA==', 'Bearer', 'Bearer ', 'Bearer a b', 'Token abc', 'dev-token', 'Bearer\tabc'];
@@ -64,46 +70,47 @@ test('every 401 carries a Bearer challenge, with invalid_token when a token was 
   }
 });
 
-test('a valid token lacking the permission is a 403 problem and changes nothing', req('AUTH-403-PERMISSION', '@generic', '@smoke'), async ({ target }) => {
-  const limited = target.profile.tokens.limited;
-  test.skip(!limited, 'the profile names no token lacking a permission');
-  if (!limited) return;
-  const { method, path, body } = limited.request;
-  const before = await target.as(limited.token).get(path);
-  const response = await target.client.request(method, path, { token: limited.token, ...(body === undefined ? {} : { json: fillTemplate(body) }) });
-  expect(response.status, describe(response)).toBe(403);
-  expect(problemIssues(response)).toEqual([]);
-  if (before.status === 200) {
-    const after = await target.as(limited.token).get(path);
-    expect(after.json, 'what the limited caller sees is unchanged').toEqual(before.json);
-  }
-});
+test(
+  'a valid token lacking the permission is a 403 problem and changes nothing',
+  req('AUTH-403-PERMISSION', '@generic', '@smoke'),
+  async ({ limitedCaller }) => {
+    const { client, request } = limitedCaller;
+    const before = await client.get(request.path);
+    const response = await forbiddenCall(limitedCaller);
+    expect(response.status, describe(response)).toBe(403);
+    expect(problemIssues(response)).toEqual([]);
+    if (before.status === 200) {
+      const after = await client.get(request.path);
+      expect(after.json, 'what the limited caller sees is unchanged').toEqual(before.json);
+    }
+  },
+);
 
-test('a 403 for a missing permission carries insufficient_scope', req('AUTH-403-INSUFFICIENT-SCOPE', '@generic'), async ({ target }) => {
-  const limited = target.profile.tokens.limited;
-  test.skip(!limited, 'the profile names no token lacking a permission');
-  if (!limited) return;
-  const { method, path, body } = limited.request;
-  const response = await target.client.request(method, path, { token: limited.token, ...(body === undefined ? {} : { json: fillTemplate(body) }) });
+test('a 403 for a missing permission carries insufficient_scope', req('AUTH-403-INSUFFICIENT-SCOPE', '@generic'), async ({ limitedCaller }) => {
+  const response = await forbiddenCall(limitedCaller);
   expect(response.status).toBe(403);
   expect(response.headers['www-authenticate'], describe(response)).toMatch(/^Bearer\s/i);
   expect(response.headers['www-authenticate'], describe(response)).toMatch(/error="insufficient_scope"/);
   expect(response.headers['www-authenticate'], describe(response)).toMatch(/scope="[^"]+"/);
 });
 
-test('the valid token is accepted in Authorization: Bearer, with any case of the scheme, and nowhere else', req('AUTH-BEARER-HEADER', '@generic', '@smoke'), async ({ target }) => {
-  const token = target.profile.tokens.valid;
-  // RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token; the scheme is case-insensitive (RFC 9110 §11.1).
-  for (const authorization of [`Bearer ${token}`, `bearer ${token}`, `BEARER ${token}`, `Bearer  ${token}`]) {
-    const response = await protectedCall(target, { authorization });
-    expect(response.status, `${JSON.stringify(authorization.replace(token, '<valid token>'))}: ${describe(response)}`).toBeLessThan(300);
-  }
-  const prot = target.profile.protected;
-  const inQuery = await target.anonymous.request(prot.method, `${prot.path}?access_token=${encodeURIComponent(token)}`);
-  expect([400, 401], `a token in the query string is not identity: ${describe(inQuery)}`).toContain(inQuery.status);
-  const inCookie = await protectedCall(target, { token: null, headers: { cookie: `access_token=${token}; token=${token}` } });
-  expect(inCookie.status, `a token in a cookie is not identity: ${describe(inCookie)}`).toBe(401);
-});
+test(
+  'the valid token is accepted in Authorization: Bearer, with any case of the scheme, and nowhere else',
+  req('AUTH-BEARER-HEADER', '@generic', '@smoke'),
+  async ({ target }) => {
+    const token = target.profile.tokens.valid;
+    // RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token; the scheme is case-insensitive (RFC 9110 §11.1).
+    for (const authorization of [`Bearer ${token}`, `bearer ${token}`, `BEARER ${token}`, `Bearer  ${token}`]) {
+      const response = await protectedCall(target, { authorization });
+      expect(response.status, `${JSON.stringify(authorization.replace(token, '<valid token>'))}: ${describe(response)}`).toBeLessThan(300);
+    }
+    const prot = target.profile.protected;
+    const inQuery = await target.anonymous.request(prot.method, `${prot.path}?access_token=${encodeURIComponent(token)}`);
+    expect([400, 401], `a token in the query string is not identity: ${describe(inQuery)}`).toContain(inQuery.status);
+    const inCookie = await protectedCall(target, { token: null, headers: { cookie: `access_token=${token}; token=${token}` } });
+    expect(inCookie.status, `a token in a cookie is not identity: ${describe(inCookie)}`).toBe(401);
+  },
+);
 
 test('a request without the token after one with it is anonymous', req('AUTH-STATELESS', '@generic'), async ({ target }) => {
   const authenticated = await protectedCall(target, {});
@@ -145,9 +152,10 @@ test('no response sets a session cookie and a cookie never stands in for the tok
 });
 
 test('an unknown token on a public read is a 401 too', req('AUTH-TOKEN-ALWAYS-CHECKED', '@generic'), async ({ target }) => {
-  const publicCollection = target.profile.collections.find((c) => c.auth?.read === false && c.methods.includes('GET'));
-  test.skip(!publicCollection, 'the profile declares no public collection');
-  if (!publicCollection) return;
+  const publicCollection = orSkip(
+    target.profile.collections.find((c) => c.auth?.read === false && c.methods.includes('GET')),
+    'the profile declares no public collection (collections[].auth.read false)',
+  );
   const response = await target.client.get(publicCollection.path, { token: `hac-unknown-${uniqueValue()}` });
   expect(response.status, describe(response)).toBe(401);
   const malformed = await target.client.get(publicCollection.path, { authorization: 'Basic dXNlcjpwYXNz' });
@@ -156,7 +164,7 @@ test('an unknown token on a public read is a 401 too', req('AUTH-TOKEN-ALWAYS-CH
 
 test('public collections are readable without a token, the others are not', req('AUTH-PUBLIC-READS', '@generic'), async ({ target }) => {
   const readable = target.profile.collections.filter((c) => c.auth?.read !== undefined && c.methods.includes('GET'));
-  test.skip(readable.length === 0, 'the profile does not say which reads are public');
+  test.skip(readable.length === 0, 'the profile does not say which reads are public (collections[].auth.read)');
   for (const collection of readable) {
     const response = await target.anonymous.get(collection.path);
     if (collection.auth?.read) expect(response.status, describe(response)).toBe(401);

@@ -12,9 +12,9 @@ import type { Link } from '../support/links.ts';
 import { describe, problemIssues } from '../support/problem.ts';
 import type { Target } from '../support/target.ts';
 import { allPages, itemsOf, succeeded } from '../support/collection.ts';
-import { selfPath, userOrdersPath } from '../support/example-api.ts';
+import { NO_EXAMPLE_API, selfPath, userOrdersPath } from '../support/example-api.ts';
 
-const notExample = 'the profile does not declare features.exampleApi (the document\'s example API)';
+test.skip(({ profile }) => !profile.features?.exampleApi, NO_EXAMPLE_API);
 
 async function newOrder(target: Target, client: Client = target.client, total = 12.5): Promise<HttpResponse> {
   const response = await client.post('/orders', { total, currency: 'eur' });
@@ -44,22 +44,19 @@ async function act(target: Target, order: HttpResponse, rel: string, client: Cli
   return response;
 }
 
-test('an order has a number id, a string status, a number total and _links', req('ORDER-SHAPE', '@example-api'), async ({ target, profile }) => {
-  test.skip(!profile.features?.exampleApi, notExample);
+test('an order has a number id, a string status, a number total and _links', req('ORDER-SHAPE', '@example-api'), async ({ target }) => {
   const order = await newOrder(target);
   expect(order.json).toEqual(expect.objectContaining({ id: expect.any(Number), status: expect.any(String), total: 12.5, _links: expect.any(Object) }));
 });
 
-test('every order has a string status and a new order is pending', req('ORDER-STATUS-FIELD', '@example-api'), async ({ target, profile }) => {
-  test.skip(!profile.features?.exampleApi, notExample);
+test('every order has a string status and a new order is pending', req('ORDER-STATUS-FIELD', '@example-api'), async ({ target }) => {
   const order = await newOrder(target);
   expect(statusOf(order)).toBe('pending');
   const list = await target.client.get('/orders');
   for (const item of itemsOf(list.json) ?? []) expect(typeof item.status, describe(list)).toBe('string');
 });
 
-test('orders move pending → paid or pending → cancelled and stay there', req('ORDER-STATES', '@example-api'), async ({ target, profile }) => {
-  test.skip(!profile.features?.exampleApi, notExample);
+test('orders move pending → paid or pending → cancelled and stay there', req('ORDER-STATES', '@example-api'), async ({ target }) => {
   const a = await newOrder(target);
   await act(target, a, 'pay');
   expect(await statusNow(target, a)).toBe('paid');
@@ -74,8 +71,7 @@ test('orders move pending → paid or pending → cancelled and stay there', req
   }
 });
 
-test('a pending order offers cancel and pay links', req('LINKS-ORDER-ACTIONS', '@example-api'), async ({ target, profile }) => {
-  test.skip(!profile.features?.exampleApi, notExample);
+test('a pending order offers cancel and pay links', req('LINKS-ORDER-ACTIONS', '@example-api'), async ({ target }) => {
   const order = await newOrder(target);
   mustLink(order, 'cancel');
   mustLink(order, 'pay');
@@ -84,15 +80,13 @@ test('a pending order offers cancel and pay links', req('LINKS-ORDER-ACTIONS', '
   mustLink(read, 'pay');
 });
 
-test('the action links name their method, POST', req('LINKS-ACTION-METHOD', '@example-api'), async ({ target, profile }) => {
-  test.skip(!profile.features?.exampleApi, notExample);
+test('the action links name their method, POST', req('LINKS-ACTION-METHOD', '@example-api'), async ({ target }) => {
   const order = await newOrder(target);
   expect(mustLink(order, 'cancel').method).toBe('POST');
   expect(mustLink(order, 'pay').method).toBe('POST');
 });
 
-test('cancel and pay are offered only while the order is pending', req('LINKS-ONLY-LEGAL-TRANSITIONS', '@example-api'), async ({ target, profile }) => {
-  test.skip(!profile.features?.exampleApi, notExample);
+test('cancel and pay are offered only while the order is pending', req('LINKS-ONLY-LEGAL-TRANSITIONS', '@example-api'), async ({ target }) => {
   for (const action of ['pay', 'cancel']) {
     const order = await newOrder(target);
     const after = await act(target, order, action);
@@ -106,52 +100,56 @@ test('cancel and pay are offered only while the order is pending', req('LINKS-ON
   }
 });
 
-test('following an action link with its method and no body performs the transition', req('LINKS-ACTIONS-WORK', '@example-api', '@smoke'), async ({ target, profile }) => {
-  test.skip(!profile.features?.exampleApi, notExample);
-  for (const [action, status] of [['cancel', 'cancelled'], ['pay', 'paid']] as const) {
-    const order = await newOrder(target);
-    await act(target, order, action);
-    expect(await statusNow(target, order)).toBe(status);
-  }
-});
+test(
+  'following an action link with its method and no body performs the transition',
+  req('LINKS-ACTIONS-WORK', '@example-api', '@smoke'),
+  async ({ target }) => {
+    for (const [action, status] of [['cancel', 'cancelled'], ['pay', 'paid']] as const) {
+      const order = await newOrder(target);
+      await act(target, order, action);
+      expect(await statusNow(target, order)).toBe(status);
+    }
+  },
+);
 
-test('the cancel link of a pending order cancels it', req('ORDER-CANCEL-TRANSITION', '@example-api'), async ({ target, profile }) => {
-  test.skip(!profile.features?.exampleApi, notExample);
+test('the cancel link of a pending order cancels it', req('ORDER-CANCEL-TRANSITION', '@example-api'), async ({ target }) => {
   const order = await newOrder(target);
   await act(target, order, 'cancel');
   expect(await statusNow(target, order), 'the order is now cancelled').toBe('cancelled');
 });
 
-test('the cancel action answers 200 with the order', req('ENDPOINT-ORDER-CANCEL', '@example-api'), async ({ target, profile }) => {
-  test.skip(!profile.features?.exampleApi, notExample);
+test('the cancel action answers 200 with the order', req('ENDPOINT-ORDER-CANCEL', '@example-api'), async ({ target }) => {
   const order = await newOrder(target);
   await act(target, order, 'cancel');
   expect(await statusNow(target, order)).toBe('cancelled');
 });
 
-test('the pay link of a pending order pays it and creates one payment of its total and its transfer', { ...req('ORDER-PAY-TRANSITION', '@example-api'), lock: 'hac-idempotency-counts' }, async ({ target, profile }) => {
-  test.skip(!profile.features?.exampleApi, notExample);
-  const caller = target.as(profile.tokens.other ?? profile.tokens.valid);
-  // Compared as sets of the caller's own items, every page by the server's next links (D-SUITE-TRUST).
-  const listed = async (path: string): Promise<Map<string, Record<string, unknown>>> =>
-    new Map((await allPages(target, caller, path)).items.map((item) => [selfPath(target, item, path), item]));
-  const hasTransfers = profile.collections.some((c) => c.path === '/transfers' && c.methods.includes('GET'));
-  const payments = await listed('/payments');
-  const transfers = hasTransfers ? await listed('/transfers') : undefined;
-  const order = await newOrder(target, caller, 19.99);
-  await act(target, order, 'pay', caller);
-  expect(await statusNow(target, order, caller)).toBe('paid');
-  // Only this order's total counts: the lock keeps the idempotency checks (the same caller) out, not every writer.
-  const newPayments = [...(await listed('/payments')).entries()].filter(([path, item]) => !payments.has(path) && item.amount === 1999).map(([, item]) => item);
-  expect(newPayments, 'one payment of the order total in minor units').toEqual([expect.objectContaining({ amount: 1999, currency: 'eur' })]);
-  if (transfers) {
-    const newTransfers = [...(await listed('/transfers')).keys()].filter((path) => !transfers.has(path));
-    expect(newTransfers, 'one transfer for the payment').toHaveLength(1);
-  }
-});
+test(
+  'the pay link of a pending order pays it and creates one payment of its total and its transfer',
+  req('ORDER-PAY-TRANSITION', '@example-api'),
+  async ({ target, profile, countingCaller: caller }) => {
+    // Compared as sets of the caller's own items, every page by the server's next links (D-SUITE-TRUST).
+    const listed = async (path: string): Promise<Map<string, Record<string, unknown>>> =>
+      new Map((await allPages(target, caller, path)).items.map((item) => [selfPath(target, item, path), item]));
+    const hasTransfers = profile.collections.some((c) => c.path === '/transfers' && c.methods.includes('GET'));
+    const payments = await listed('/payments');
+    const transfers = hasTransfers ? await listed('/transfers') : undefined;
+    const order = await newOrder(target, caller, 19.99);
+    await act(target, order, 'pay', caller);
+    expect(await statusNow(target, order, caller)).toBe('paid');
+    // Only this order's total counts: holding the counting caller keeps the idempotency checks out, not every writer.
+    const newPayments = [...(await listed('/payments')).entries()]
+      .filter(([path, item]) => !payments.has(path) && item.amount === 1999)
+      .map(([, item]) => item);
+    expect(newPayments, 'one payment of the order total in minor units').toEqual([expect.objectContaining({ amount: 1999, currency: 'eur' })]);
+    if (transfers) {
+      const newTransfers = [...(await listed('/transfers')).keys()].filter((path) => !transfers.has(path));
+      expect(newTransfers, 'one transfer for the payment').toHaveLength(1);
+    }
+  },
+);
 
-test('the pay action answers 200 with the order', req('ENDPOINT-ORDER-PAYMENT', '@example-api'), async ({ target, profile }) => {
-  test.skip(!profile.features?.exampleApi, notExample);
+test('the pay action answers 200 with the order', req('ENDPOINT-ORDER-PAYMENT', '@example-api'), async ({ target }) => {
   const order = await newOrder(target);
   await act(target, order, 'pay');
   expect(await statusNow(target, order)).toBe('paid');
@@ -166,23 +164,25 @@ async function illegal(target: Target): Promise<{ order: HttpResponse; responses
   return { order, responses: [await follow(target, target.client, cancel), await follow(target, target.client, pay)] };
 }
 
-test('cancelling or paying an order that is no longer pending is a 409 and changes nothing', req('ORDER-ILLEGAL-TRANSITION-409', '@example-api', '@smoke'), async ({ target, profile }) => {
-  test.skip(!profile.features?.exampleApi, notExample);
-  const { order, responses } = await illegal(target);
-  for (const response of responses) {
-    expect(response.status, describe(response)).toBe(409);
-    expect(problemIssues(response)).toEqual([]);
-  }
-  expect(statusOf(await follow(target, target.client, mustLink(order, 'self')))).toBe('paid');
-  const cancelledOrder = await newOrder(target);
-  const pay = mustLink(cancelledOrder, 'pay');
-  await follow(target, target.client, mustLink(cancelledOrder, 'cancel'));
-  expect((await follow(target, target.client, pay)).status).toBe(409);
-  expect(statusOf(await follow(target, target.client, mustLink(cancelledOrder, 'self')))).toBe('cancelled');
-});
+test(
+  'cancelling or paying an order that is no longer pending is a 409 and changes nothing',
+  req('ORDER-ILLEGAL-TRANSITION-409', '@example-api', '@smoke'),
+  async ({ target }) => {
+    const { order, responses } = await illegal(target);
+    for (const response of responses) {
+      expect(response.status, describe(response)).toBe(409);
+      expect(problemIssues(response)).toEqual([]);
+    }
+    expect(statusOf(await follow(target, target.client, mustLink(order, 'self')))).toBe('paid');
+    const cancelledOrder = await newOrder(target);
+    const pay = mustLink(cancelledOrder, 'pay');
+    await follow(target, target.client, mustLink(cancelledOrder, 'cancel'));
+    expect((await follow(target, target.client, pay)).status).toBe(409);
+    expect(statusOf(await follow(target, target.client, mustLink(cancelledOrder, 'self')))).toBe('cancelled');
+  },
+);
 
-test('a request conflicting with the current state is a 409 problem', req('STATUS-409-CONFLICT', '@example-api'), async ({ target, profile }) => {
-  test.skip(!profile.features?.exampleApi, notExample);
+test('a request conflicting with the current state is a 409 problem', req('STATUS-409-CONFLICT', '@example-api'), async ({ target }) => {
   const { responses } = await illegal(target);
   for (const response of responses) {
     expect(response.status, describe(response)).toBe(409);
@@ -190,16 +190,18 @@ test('a request conflicting with the current state is a 409 problem', req('STATU
   }
 });
 
-test('the 409 of an illegal transition names the current status and the transition', req('ORDER-TRANSITION-PROBLEM-MEMBERS', '@example-api'), async ({ target, profile }) => {
-  test.skip(!profile.features?.exampleApi, notExample);
-  const { responses } = await illegal(target);
-  const [cancel, pay] = responses as [HttpResponse, HttpResponse];
-  expect(cancel.json).toEqual(expect.objectContaining({ type: expect.stringMatching(/\/illegal-transition$/), currentStatus: 'paid', transition: 'cancel' }));
-  expect(pay.json).toEqual(expect.objectContaining({ currentStatus: 'paid', transition: 'pay' }));
-});
+test(
+  'the 409 of an illegal transition names the current status and the transition',
+  req('ORDER-TRANSITION-PROBLEM-MEMBERS', '@example-api'),
+  async ({ target }) => {
+    const { responses } = await illegal(target);
+    const [cancel, pay] = responses as [HttpResponse, HttpResponse];
+    expect(cancel.json).toEqual(expect.objectContaining({ type: expect.stringMatching(/\/illegal-transition$/), currentStatus: 'paid', transition: 'cancel' }));
+    expect(pay.json).toEqual(expect.objectContaining({ currentStatus: 'paid', transition: 'pay' }));
+  },
+);
 
-test('order actions accept an empty body without Content-Type and {}', req('ACTION-EMPTY-BODY', '@example-api'), async ({ target, profile }) => {
-  test.skip(!profile.features?.exampleApi, notExample);
+test('order actions accept an empty body without Content-Type and {}', req('ACTION-EMPTY-BODY', '@example-api'), async ({ target }) => {
   const a = await newOrder(target);
   const empty = await target.client.request('POST', target.pathOf(mustLink(a, 'cancel').href));
   expect(empty.status, describe(empty)).toBe(200);
@@ -208,8 +210,7 @@ test('order actions accept an empty body without Content-Type and {}', req('ACTI
   expect(object.status, describe(object)).toBe(200);
 });
 
-test('order actions are sub-resources of the order', req('URL-ACTION-SUBRESOURCE', '@example-api'), async ({ target, profile }) => {
-  test.skip(!profile.features?.exampleApi, notExample);
+test('order actions are sub-resources of the order', req('URL-ACTION-SUBRESOURCE', '@example-api'), async ({ target }) => {
   const order = await newOrder(target);
   const self = target.pathOf(mustLink(order, 'self').href);
   const actions = ['cancel', 'pay'].map((rel) => target.pathOf(mustLink(order, rel).href));
@@ -217,12 +218,7 @@ test('order actions are sub-resources of the order', req('URL-ACTION-SUBRESOURCE
   for (const action of actions) expect(action.slice(self.length + 1)).toMatch(/^[a-z-]+$/);
 });
 
-test('another caller\'s order, its actions and payments are invisible', req('AUTH-OWNER-ONLY', '@example-api'), async ({ target, profile }) => {
-  test.skip(!profile.features?.exampleApi, notExample);
-  const other = profile.tokens.other;
-  test.skip(!other, 'the profile names no second caller (tokens.other)');
-  if (!other) return;
-  const stranger = target.as(other);
+test('another caller\'s order, its actions and payments are invisible', req('AUTH-OWNER-ONLY', '@example-api'), async ({ target, otherCaller: stranger }) => {
   const order = await newOrder(target);
   const self = mustLink(order, 'self');
   expect((await follow(target, stranger, self)).status).toBe(404);
@@ -237,14 +233,10 @@ test('another caller\'s order, its actions and payments are invisible', req('AUT
   expect(visible).not.toContain(target.pathOf(self.href));
 });
 
-test('another caller\'s order is a 404 exactly like an unknown id', req('AUTH-OTHERS-404', '@example-api'), async ({ target, profile }) => {
-  test.skip(!profile.features?.exampleApi, notExample);
-  const other = profile.tokens.other;
-  test.skip(!other, 'the profile names no second caller (tokens.other)');
-  if (!other) return;
+test('another caller\'s order is a 404 exactly like an unknown id', req('AUTH-OTHERS-404', '@example-api'), async ({ target, otherCaller: stranger }) => {
   const order = await newOrder(target);
-  const hidden = await follow(target, target.as(other), mustLink(order, 'self'));
-  const unknown = await target.as(other).get('/orders/999999999999');
+  const hidden = await follow(target, stranger, mustLink(order, 'self'));
+  const unknown = await stranger.get('/orders/999999999999');
   expect(hidden.status).toBe(404);
   const strip = (r: HttpResponse): unknown => ({ ...(r.json as object), instance: undefined });
   expect(strip(hidden)).toEqual(strip(unknown));

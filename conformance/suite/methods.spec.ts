@@ -3,7 +3,7 @@
  * 405 with Allow for every method a path does not allow, OPTIONS and HEAD, and idempotency of
  * GET, PUT and DELETE against POST.
  */
-import { test, expect } from '../fixtures.ts';
+import { test, expect, orSkip } from '../fixtures.ts';
 import { req } from '../support/requirement.ts';
 import { describe, problemIssues } from '../support/problem.ts';
 import { fillTemplate } from '../support/template.ts';
@@ -90,13 +90,16 @@ test('HEAD answers the status and headers of GET without a body', req('METHOD-HE
 });
 
 test('repeating a GET returns the same representation', req('METHOD-GET-IDEMPOTENT', '@generic'), async ({ target }) => {
-  const collection = target.collectionsWithItems().find((c) => c.itemMethods.includes('GET'));
-  test.skip(!collection, 'no item path of the profile allows GET');
-  if (!collection) return;
-  const path = await target.existingItem(collection);
-  test.skip(!path, 'the profile can neither create an item nor names an existing one');
+  const collection = orSkip(
+    target.collectionsWithItems().find((c) => c.itemMethods.includes('GET')),
+    'no item path of the profile allows GET (collections[].itemMethods)',
+  );
+  const path = orSkip(
+    await target.existingItem(collection),
+    'the profile can neither create an item nor names an existing one (collections[].create, .existingIds)',
+  );
   const responses = [];
-  for (let i = 0; i < 3; i += 1) responses.push(await target.client.get(path ?? ''));
+  for (let i = 0; i < 3; i += 1) responses.push(await target.client.get(path));
   for (const response of responses) {
     expect(response.status, describe(response)).toBe(200);
     expect(response.json).toEqual(responses[0]?.json);
@@ -112,17 +115,20 @@ function withoutServerMaintained(value: unknown): unknown {
 }
 
 test('repeating the same PUT leaves the same state', req('METHOD-PUT-IDEMPOTENT', '@generic'), async ({ target }) => {
-  const collection = target.collectionsWithItems().find((c) => c.replace && c.itemMethods.includes('PUT'));
-  test.skip(!collection, 'no collection of the profile has a replace body');
-  if (!collection) return;
-  const path = await target.existingItem(collection);
-  test.skip(!path, 'the profile can neither create an item nor names an existing one');
+  const collection = orSkip(
+    target.collectionsWithItems().find((c) => c.replace && c.itemMethods.includes('PUT')),
+    'no collection of the profile has a replace body (collections[].replace)',
+  );
+  const path = orSkip(
+    await target.existingItem(collection),
+    'the profile can neither create an item nor names an existing one (collections[].create, .existingIds)',
+  );
   const replacement = fillTemplate(collection.replace ?? {});
   const states = [];
   for (let i = 0; i < 3; i += 1) {
-    const put = await target.client.put(path ?? '', replacement);
+    const put = await target.client.put(path, replacement);
     expect(put.status, describe(put)).toBeLessThan(300);
-    const read = await target.client.get(path ?? '');
+    const read = await target.client.get(path);
     expect(read.json).toEqual(expect.objectContaining(replacement));
     states.push(withoutServerMaintained(read.json));
   }
@@ -131,9 +137,10 @@ test('repeating the same PUT leaves the same state', req('METHOD-PUT-IDEMPOTENT'
 });
 
 test('repeating a DELETE leaves the item gone', req('METHOD-DELETE-IDEMPOTENT', '@generic'), async ({ target }) => {
-  const collection = target.collectionsWithItems().find((c) => c.create && c.itemMethods.includes('DELETE') && c.methods.includes('POST'));
-  test.skip(!collection, 'no collection of the profile can create and delete items');
-  if (!collection) return;
+  const collection = orSkip(
+    target.collectionsWithItems().find((c) => c.create && c.itemMethods.includes('DELETE') && c.methods.includes('POST')),
+    'no collection of the profile can create and delete items (collections[].create, .itemMethods)',
+  );
   const created = await target.create(collection);
   expect(succeeded(created.response), describe(created.response)).toBe(true);
   const path = created.path ?? '';

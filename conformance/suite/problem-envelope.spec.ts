@@ -3,41 +3,38 @@
  * provoke from the profile: media type, members and types, status, instance, one envelope.
  */
 import { STATUS_CODES } from 'node:http';
-import { test, expect } from '../fixtures.ts';
+import { test, expect, faultInjectionOf, NO_FAULT_INJECTION, orSkip } from '../fixtures.ts';
 import { req } from '../support/requirement.ts';
 import { PROBLEM_TYPE_BASE } from '../../spec/problem-types.ts';
 import { getValidator } from '../../spec/schemas.ts';
-import { fillTemplate, uniqueValue } from '../support/template.ts';
+import { fillTemplate } from '../support/template.ts';
 import { contentTypeIssue, describe, envelopeShape, membersIssue, problemIssues, statusIssue } from '../support/problem.ts';
 import { provokeAll } from '../support/provocations.ts';
-import { delay } from '../support/http.ts';
+import type { Provocation } from '../support/provocations.ts';
 import type { HttpResponse } from '../support/http.ts';
+import type { Target } from '../support/target.ts';
+import { freshKey, keyed, secondWhileSlow } from '../support/idempotency.ts';
+
+/** What `issue` finds wrong with each error provoked from the profile, one line each, named by its provocation. */
+async function provokedIssues(target: Target, issue: (response: HttpResponse, provocation: Provocation) => string | undefined): Promise<string[]> {
+  return (await provokeAll(target)).flatMap(({ provocation, response }) => {
+    const found = issue(response, provocation);
+    return found ? [`${provocation.name}: ${found}`] : [];
+  });
+}
 
 test('every provoked error is served as application/problem+json', req('PROBLEM-CONTENT-TYPE', '@generic', '@smoke'), async ({ target }) => {
-  const results = await provokeAll(target);
-  const issues = results.map(({ provocation, response }) => {
-    const issue = contentTypeIssue(response);
-    return issue && `${provocation.name}: ${issue}`;
-  });
-  expect(issues.filter(Boolean), 'responses not served as problem documents').toEqual([]);
+  expect(await provokedIssues(target, contentTypeIssue), 'responses not served as problem documents').toEqual([]);
 });
 
 test('every provoked error carries the problem members with their types', req('PROBLEM-MEMBERS', '@generic', '@smoke'), async ({ target }) => {
-  const results = await provokeAll(target);
-  const issues = results.map(({ provocation, response }) => {
-    const issue = membersIssue(response);
-    return issue && `${provocation.name}: ${issue}`;
-  });
-  expect(issues.filter(Boolean), 'problem documents with missing or mistyped members').toEqual([]);
+  expect(await provokedIssues(target, membersIssue), 'problem documents with missing or mistyped members').toEqual([]);
 });
 
 test('the problem status equals the HTTP status of every provoked error', req('PROBLEM-STATUS-MATCHES', '@generic', '@smoke'), async ({ target }) => {
-  const results = await provokeAll(target);
-  const issues = results.map(({ provocation, response }) => {
-    const issue = response.status === provocation.status ? statusIssue(response) : `expected HTTP ${provocation.status}: ${describe(response)}`;
-    return issue && `${provocation.name}: ${issue}`;
-  });
-  expect(issues.filter(Boolean)).toEqual([]);
+  const issues = await provokedIssues(target, (response, provocation) =>
+    response.status === provocation.status ? statusIssue(response) : `expected HTTP ${provocation.status}: ${describe(response)}`);
+  expect(issues).toEqual([]);
 });
 
 test('the problem type is an absolute URI or about:blank', req('PROBLEM-TYPE-URI', '@generic'), async ({ target }) => {
@@ -55,13 +52,12 @@ test('the problem type is an absolute URI or about:blank', req('PROBLEM-TYPE-URI
 });
 
 test('the problem instance is the request path', req('PROBLEM-INSTANCE', '@generic'), async ({ target }) => {
-  const results = await provokeAll(target);
-  const issues = results.map(({ provocation, response }) => {
+  const issues = await provokedIssues(target, (response) => {
     const path = new URL(response.request.url).pathname;
     const instance = (response.json as { instance?: unknown } | undefined)?.instance;
-    return instance === path ? undefined : `${provocation.name}: instance ${JSON.stringify(instance)} is not ${path}: ${describe(response)}`;
+    return instance === path ? undefined : `instance ${JSON.stringify(instance)} is not ${path}: ${describe(response)}`;
   });
-  expect(issues.filter(Boolean)).toEqual([]);
+  expect(issues).toEqual([]);
 });
 
 test('every provoked error uses one and the same envelope', req('PROBLEM-SAME-ENVELOPE', '@generic'), async ({ target }) => {
@@ -88,46 +84,45 @@ test('client errors are 4xx and the corrected request succeeds', req('STATUS-4XX
   expect(corrected.status, `the same request with the valid token: ${describe(corrected)}`).toBeLessThan(400);
 });
 
-test('server faults are 5xx, bad requests never are, and the unchanged request then succeeds', req('STATUS-5XX-SERVER-FAULT', '@generic'), async ({ target }) => {
-  const results = await provokeAll(target);
-  for (const { provocation, response } of results.filter((r) => r.provocation.status < 500)) {
-    expect(response.status, `${provocation.name} is a client error: ${describe(response)}`).toBeLessThan(500);
-  }
-  const fault = target.profile.features?.faultInjection;
-  const first = target.profile.collections[0];
-  test.skip(!fault || !first, 'the profile declares no fault-injection header, so no server fault can be provoked');
-  if (!fault || !first) return;
-  const failed = await target.client.get(first.path, { headers: { [fault.header]: '500' } });
-  expect(failed.status, describe(failed)).toBe(500);
-  const again = await target.client.get(first.path);
-  expect(again.status, `the unchanged request after the fault: ${describe(again)}`).toBe(200);
-});
+test(
+  'server faults are 5xx, bad requests never are, and the unchanged request then succeeds',
+  req('STATUS-5XX-SERVER-FAULT', '@generic'),
+  async ({ target }) => {
+    const results = await provokeAll(target);
+    for (const { provocation, response } of results.filter((r) => r.provocation.status < 500)) {
+      expect(response.status, `${provocation.name} is a client error: ${describe(response)}`).toBeLessThan(500);
+    }
+    // Only now, so that a client error answered as a 5xx fails the check even without fault injection.
+    const fault = orSkip(faultInjectionOf(target.profile), NO_FAULT_INJECTION);
+    const failed = await target.client.get(fault.path, { headers: { [fault.header]: '500' } });
+    expect(failed.status, describe(failed)).toBe(500);
+    const again = await target.client.get(fault.path);
+    expect(again.status, `the unchanged request after the fault: ${describe(again)}`).toBe(200);
+  },
+);
 
-test('a 5xx body is generic: no stack trace, no error message, no internals', req('STATUS-500-GENERIC', '@generic'), async ({ target }) => {
-  const fault = target.profile.features?.faultInjection;
-  const first = target.profile.collections[0];
-  test.skip(!fault || !first, 'the profile declares no fault-injection header, so no 5xx can be provoked');
-  if (!fault || !first) return;
-  for (const status of [500, 503]) {
-    const response = await target.client.get(first.path, { headers: { [fault.header]: String(status) } });
-    expect(response.status, describe(response)).toBe(status);
-    expect(problemIssues(response)).toEqual([]);
-    const text = response.text;
-    expect(text, 'a stack frame').not.toMatch(/\bat [\w.<>]+ \(|at .*:\d+:\d+/);
-    expect(text, 'a file path').not.toMatch(/(\/[\w.-]+){2,}\.(ts|js|mjs|cjs)\b|node_modules|file:\/\//);
-    expect(text, 'an error class name').not.toMatch(/\b(TypeError|ReferenceError|SyntaxError|Error:|StoreUnavailableError|ECONNREFUSED)\b/);
-    // Extension members may be added (document section 7; a trace id is fine, D-SUITE-TRUST); members that carry an error's internals may not.
-    const members = Object.keys(response.json as object);
-    expect(members.filter((m) => /^(stack|stacktrace|trace|exception|cause|error|errors|message|errormessage|sql|query)$/i.test(m)), 'members carrying internals on a 5xx').toEqual([]);
-  }
-});
+test(
+  'a 5xx body is generic: no stack trace, no error message, no internals',
+  req('STATUS-500-GENERIC', '@generic'),
+  async ({ target, faultInjection: fault }) => {
+    for (const status of [500, 503]) {
+      const response = await target.client.get(fault.path, { headers: { [fault.header]: String(status) } });
+      expect(response.status, describe(response)).toBe(status);
+      expect(problemIssues(response)).toEqual([]);
+      const text = response.text;
+      expect(text, 'a stack frame').not.toMatch(/\bat [\w.<>]+ \(|at .*:\d+:\d+/);
+      expect(text, 'a file path').not.toMatch(/(\/[\w.-]+){2,}\.(ts|js|mjs|cjs)\b|node_modules|file:\/\//);
+      expect(text, 'an error class name').not.toMatch(/\b(TypeError|ReferenceError|SyntaxError|Error:|StoreUnavailableError|ECONNREFUSED)\b/);
+      // Extension members may be added (document section 7; a trace id is fine, D-SUITE-TRUST); members that carry an error's internals may not.
+      const members = Object.keys(response.json as object);
+      const internals = members.filter((m) => /^(stack|stacktrace|trace|exception|cause|error|errors|message|errormessage|sql|query)$/i.test(m));
+      expect(internals, 'members carrying internals on a 5xx').toEqual([]);
+    }
+  },
+);
 
-test('a 503 for an unavailable dependency carries Retry-After', req('STATUS-503-RETRY-AFTER', '@generic'), async ({ target }) => {
-  const fault = target.profile.features?.faultInjection;
-  const first = target.profile.collections[0];
-  test.skip(!fault || !first, 'the profile declares no fault-injection header, so no 503 can be provoked');
-  if (!fault || !first) return;
-  const response = await target.client.get(first.path, { headers: { [fault.header]: '503' } });
+test('a 503 for an unavailable dependency carries Retry-After', req('STATUS-503-RETRY-AFTER', '@generic'), async ({ target, faultInjection: fault }) => {
+  const response = await target.client.get(fault.path, { headers: { [fault.header]: '503' } });
   expect(response.status, describe(response)).toBe(503);
   expect(response.headers['retry-after'], describe(response)).toMatch(/^\d+$/);
 });
@@ -145,42 +140,32 @@ test('plain status errors use type about:blank with the reason phrase as title',
 test('typed problems use the decided type URIs', req('PROBLEM-TYPE-CATALOGUE', '@generic'), async ({ target, profile }) => {
   const invalid = profile.collections.find((c) => c.invalid && c.methods.includes('POST'));
   const idem = profile.idempotency;
-  test.skip(!invalid && !idem, 'the profile gives neither an invalid body nor an idempotent endpoint');
+  test.skip(!invalid && !idem, 'the profile gives neither an invalid body (collections[].invalid) nor an idempotent endpoint (idempotency)');
   if (invalid?.invalid) {
     const response = await target.client.post(invalid.path, invalid.invalid.body);
     expect((response.json as { type?: unknown }).type, describe(response)).toBe(`${PROBLEM_TYPE_BASE}validation-error`);
   }
   if (idem) {
-    const key = `hac-${uniqueValue()}`;
-    await target.client.post(idem.path, fillTemplate(idem.body), { headers: { 'idempotency-key': key } });
-    const reused = await target.client.post(idem.path, fillTemplate(idem.otherBody), { headers: { 'idempotency-key': key } });
+    const key = freshKey();
+    await target.client.post(idem.path, fillTemplate(idem.body), keyed(key));
+    const reused = await target.client.post(idem.path, fillTemplate(idem.otherBody), keyed(key));
     expect((reused.json as { type?: unknown }).type, describe(reused)).toBe(`${PROBLEM_TYPE_BASE}idempotency-key-reused`);
-    const badKey = await target.client.post(idem.path, fillTemplate(idem.body), { headers: { 'idempotency-key': 'x'.repeat(256) } });
+    const badKey = await target.client.post(idem.path, fillTemplate(idem.body), keyed('x'.repeat(256)));
     expect((badKey.json as { type?: unknown }).type, describe(badKey)).toBe(`${PROBLEM_TYPE_BASE}invalid-idempotency-key`);
     const fault = profile.features?.faultInjection;
     if (fault?.slowValue) {
-      // A few tries: on a loaded machine the second request may overtake the first before its claim
-      // (IDEMPOTENCY-IN-FLIGHT-409 is the MUST that a 409 comes at all; this checks only its type).
-      let during: HttpResponse | undefined;
-      for (let attempt = 0; attempt < 3 && during?.status !== 409; attempt += 1) {
-        const slowKey = `hac-${uniqueValue()}`;
-        const body = fillTemplate(idem.body);
-        const slow = target.client.post(idem.path, body, { headers: { 'idempotency-key': slowKey, [fault.header]: fault.slowValue } });
-        await delay(100 + attempt * 100);
-        during = await target.client.post(idem.path, body, { headers: { 'idempotency-key': slowKey } });
-        await slow;
-      }
-      test.skip(during?.status !== 409, `no request was caught in flight in 3 tries: ${during ? describe(during) : ''}`);
-      expect((during?.json as { type?: unknown }).type, during ? describe(during) : '').toBe(`${PROBLEM_TYPE_BASE}idempotency-key-in-flight`);
+      // IDEMPOTENCY-IN-FLIGHT-409 is the MUST that a 409 comes at all; this checks only its type.
+      const slowFault = { header: fault.header, slowValue: fault.slowValue };
+      const during = await secondWhileSlow(target.client, idem.path, fillTemplate(idem.body), slowFault);
+      test.skip(during.status !== 409, `no request was caught in flight in 3 tries: ${describe(during)}`);
+      expect((during.json as { type?: unknown }).type, describe(during)).toBe(`${PROBLEM_TYPE_BASE}idempotency-key-in-flight`);
     }
   }
 });
 
 test('extension members add context without changing the standard members', req('PROBLEM-EXTENSION-MEMBERS', '@generic'), async ({ target, profile }) => {
-  const invalid = profile.collections.find((c) => c.invalid && c.methods.includes('POST'));
-  test.skip(!invalid?.invalid, 'the profile gives no invalid body');
-  if (!invalid?.invalid) return;
-  const response = await target.client.post(invalid.path, invalid.invalid.body);
+  const invalid = orSkip(profile.collections.find((c) => c.invalid && c.methods.includes('POST')), 'the profile gives no invalid body (collections[].invalid)');
+  const response = await target.client.post(invalid.path, invalid.invalid?.body);
   const extensions = Object.keys(response.json as object).filter((k) => !['type', 'title', 'status', 'detail', 'instance'].includes(k));
   test.skip(extensions.length === 0, 'feature not used (MAY): the 422 carries no extension member');
   expect(problemIssues(response)).toEqual([]);

@@ -2,11 +2,14 @@
  * Status codes of errors and successes (document section 7 "Status codes", D-SUCCESS-STATUS,
  * D-BODY, D-ERRORS), driven by the profile's collections.
  */
-import { test, expect } from '../fixtures.ts';
+import { test, expect, orSkip } from '../fixtures.ts';
 import { req } from '../support/requirement.ts';
 import { describe, errorFields, problemIssues } from '../support/problem.ts';
 import { fillTemplate, uniqueValue } from '../support/template.ts';
 import { unknownItemPath } from '../support/target.ts';
+import type { Target } from '../support/target.ts';
+import type { HttpResponse } from '../support/http.ts';
+import type { ProfileCollection } from '../target/profile.ts';
 
 test('an unknown route is a 404 problem for every method', req('STATUS-404-UNKNOWN-ROUTE', '@generic', '@smoke'), async ({ target }) => {
   const path = `/hac-no-such-route-${uniqueValue()}/deeper`;
@@ -21,7 +24,7 @@ test('an unknown route is a 404 problem for every method', req('STATUS-404-UNKNO
 
 test('an unknown id is a 404 problem in every collection', req('STATUS-404-UNKNOWN-RESOURCE', '@generic', '@smoke'), async ({ target }) => {
   const collections = target.collectionsWithItems().filter((c) => c.itemMethods.includes('GET'));
-  test.skip(collections.length === 0, 'the profile declares no item path that allows GET');
+  test.skip(collections.length === 0, 'the profile declares no item path that allows GET (collections[].itemPath, .itemMethods)');
   for (const collection of collections) {
     const response = await target.client.get(unknownItemPath(collection.itemPath));
     expect(response.status, describe(response)).toBe(404);
@@ -31,7 +34,7 @@ test('an unknown id is a 404 problem in every collection', req('STATUS-404-UNKNO
 
 test('malformed JSON is a 400 problem', req('STATUS-400-MALFORMED-JSON', '@generic', '@smoke'), async ({ target }) => {
   const collections = target.profile.collections.filter((c) => c.methods.includes('POST'));
-  test.skip(collections.length === 0, 'no collection of the profile allows POST');
+  test.skip(collections.length === 0, 'no collection of the profile allows POST (collections[].methods)');
   for (const collection of collections) {
     for (const body of ['{"name": ', '{name: 1}', "{'a': 1}", '{"a": 1,}', 'nul']) {
       const response = await target.client.request('POST', collection.path, { body, headers: { 'content-type': 'application/json' } });
@@ -42,9 +45,7 @@ test('malformed JSON is a 400 problem', req('STATUS-400-MALFORMED-JSON', '@gener
 });
 
 test('a body without a JSON media type is a 415 problem', req('STATUS-415-MEDIA-TYPE', '@generic'), async ({ target }) => {
-  const collection = target.creatable();
-  test.skip(!collection, 'no collection of the profile has a create body');
-  if (!collection) return;
+  const collection = orSkip(target.creatable(), 'no collection of the profile has a create body (collections[].create)');
   const body = JSON.stringify(fillTemplate(collection.create));
   const variants: Record<string, string>[] = [{ 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }, {}];
   for (const headers of variants) {
@@ -52,45 +53,49 @@ test('a body without a JSON media type is a 415 problem', req('STATUS-415-MEDIA-
     expect(response.status, describe(response)).toBe(415);
     expect(problemIssues(response)).toEqual([]);
   }
-  const accepted = await target.client.request('POST', collection.path, { body: JSON.stringify(fillTemplate(collection.create)), headers: { 'content-type': 'application/json; charset=utf-8' } });
+  const accepted = await target.client.request('POST', collection.path, {
+    body: JSON.stringify(fillTemplate(collection.create)),
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+  });
   expect(accepted.status, `a JSON media type with parameters is accepted: ${describe(accepted)}`).toBeLessThan(300);
 });
 
 test('a body over the size limit is a 413 problem', req('STATUS-413-BODY-TOO-LARGE', '@generic'), async ({ target }) => {
-  const collection = target.profile.collections.find((c) => c.methods.includes('POST'));
-  test.skip(!collection, 'no collection of the profile allows POST');
-  if (!collection) return;
+  const collection = orSkip(
+    target.profile.collections.find((c) => c.methods.includes('POST')),
+    'no collection of the profile allows POST (collections[].methods)',
+  );
   const body = JSON.stringify({ padding: 'x'.repeat(2 * 1024 * 1024) });
   const response = await target.client.request('POST', collection.path, { body, headers: { 'content-type': 'application/json' } });
   expect(response.status, describe(response)).toBe(413);
   expect(problemIssues(response)).toEqual([]);
 });
 
-test('an invalid body is a 422 problem', req('STATUS-422-INVALID-VALUES', '@generic', '@smoke'), async ({ target }) => {
+/** The answer to each invalid body of the profile (`collections[].invalid`); skips the check when it gives none. */
+async function invalidBodyAnswers(target: Target): Promise<{ collection: ProfileCollection; response: HttpResponse }[]> {
   const collections = target.profile.collections.filter((c) => c.invalid && c.methods.includes('POST'));
-  test.skip(collections.length === 0, 'the profile gives no invalid body');
-  for (const collection of collections) {
-    const response = await target.client.post(collection.path, collection.invalid?.body);
+  test.skip(collections.length === 0, 'the profile gives no invalid body (collections[].invalid)');
+  const answers = [];
+  for (const collection of collections) answers.push({ collection, response: await target.client.post(collection.path, collection.invalid?.body) });
+  return answers;
+}
+
+test('an invalid body is a 422 problem', req('STATUS-422-INVALID-VALUES', '@generic', '@smoke'), async ({ target }) => {
+  for (const { response } of await invalidBodyAnswers(target)) {
     expect(response.status, describe(response)).toBe(422);
     expect(problemIssues(response)).toEqual([]);
   }
 });
 
 test('a 422 carries a non-empty errors array', req('VALIDATION-422-ERRORS-ARRAY', '@generic'), async ({ target }) => {
-  const collections = target.profile.collections.filter((c) => c.invalid && c.methods.includes('POST'));
-  test.skip(collections.length === 0, 'the profile gives no invalid body');
-  for (const collection of collections) {
-    const response = await target.client.post(collection.path, collection.invalid?.body);
+  for (const { response } of await invalidBodyAnswers(target)) {
     const errors = (response.json as { errors?: unknown } | undefined)?.errors;
     expect(Array.isArray(errors) && errors.length > 0, `errors is a non-empty array: ${describe(response)}`).toBe(true);
   }
 });
 
 test('each 422 errors element has a string field and a string message', req('VALIDATION-ERROR-ITEM-SHAPE', '@generic'), async ({ target }) => {
-  const collections = target.profile.collections.filter((c) => c.invalid && c.methods.includes('POST'));
-  test.skip(collections.length === 0, 'the profile gives no invalid body');
-  for (const collection of collections) {
-    const response = await target.client.post(collection.path, collection.invalid?.body);
+  for (const { response } of await invalidBodyAnswers(target)) {
     const errors = (response.json as { errors?: unknown } | undefined)?.errors;
     expect(Array.isArray(errors), describe(response)).toBe(true);
     for (const item of errors as unknown[]) {
@@ -100,10 +105,7 @@ test('each 422 errors element has a string field and a string message', req('VAL
 });
 
 test('a 422 names every invalid field in one response', req('VALIDATION-ALL-FIELDS', '@generic', '@smoke'), async ({ target }) => {
-  const collections = target.profile.collections.filter((c) => c.invalid && c.methods.includes('POST'));
-  test.skip(collections.length === 0, 'the profile gives no invalid body');
-  for (const collection of collections) {
-    const response = await target.client.post(collection.path, collection.invalid?.body);
+  for (const { collection, response } of await invalidBodyAnswers(target)) {
     expect(response.status, describe(response)).toBe(422);
     const named = errorFields(response.json);
     for (const field of collection.invalid?.fields ?? []) {
@@ -113,18 +115,14 @@ test('a 422 names every invalid field in one response', req('VALIDATION-ALL-FIEL
 });
 
 test('an unknown member in a request body is named in a 422', req('VALIDATION-UNKNOWN-MEMBERS', '@generic'), async ({ target }) => {
-  const collection = target.creatable();
-  test.skip(!collection, 'no collection of the profile has a create body');
-  if (!collection) return;
+  const collection = orSkip(target.creatable(), 'no collection of the profile has a create body (collections[].create)');
   const response = await target.client.post(collection.path, { ...fillTemplate(collection.create), hacUnknownMember: 1 });
   expect(response.status, describe(response)).toBe(422);
   expect(errorFields(response.json)).toContain('hacUnknownMember');
 });
 
 test('a JSON body that is not an object is a 422 naming (body)', req('VALIDATION-BODY-NOT-OBJECT', '@generic'), async ({ target }) => {
-  const collection = target.creatable();
-  test.skip(!collection, 'no collection of the profile has a create body');
-  if (!collection) return;
+  const collection = orSkip(target.creatable(), 'no collection of the profile has a create body (collections[].create)');
   for (const body of [[], 42, 'text', null]) {
     const response = await target.client.post(collection.path, body);
     expect(response.status, describe(response)).toBe(422);
@@ -134,7 +132,7 @@ test('a JSON body that is not an object is a 422 naming (body)', req('VALIDATION
 
 test('a create is a 201 with the resource and a Location naming it', req('STATUS-201-CREATED-LOCATION', '@generic', '@smoke'), async ({ target }) => {
   const collections = target.profile.collections.filter((c) => c.create && c.methods.includes('POST'));
-  test.skip(collections.length === 0, 'no collection of the profile has a create body');
+  test.skip(collections.length === 0, 'no collection of the profile has a create body (collections[].create)');
   for (const collection of collections) {
     const created = await target.create(collection);
     expect(created.response.status, describe(created.response)).toBe(201);
@@ -162,9 +160,10 @@ test('a read of a collection and of an item is a 200 with the representation', r
 });
 
 test('a PUT answers 200 with the updated resource', req('STATUS-200-UPDATE', '@generic'), async ({ target }) => {
-  const collection = target.collectionsWithItems().find((c) => c.replace && c.itemMethods.includes('PUT') && c.create);
-  test.skip(!collection, 'no collection of the profile has a replace body and a create body');
-  if (!collection) return;
+  const collection = orSkip(
+    target.collectionsWithItems().find((c) => c.replace && c.itemMethods.includes('PUT') && c.create),
+    'no collection of the profile has a replace body and a create body (collections[].replace, .create)',
+  );
   const path = await target.existingItem(collection);
   expect(path).toBeTruthy();
   const replacement = fillTemplate(collection.replace ?? {});
@@ -174,9 +173,10 @@ test('a PUT answers 200 with the updated resource', req('STATUS-200-UPDATE', '@g
 });
 
 test('a PUT on an unknown item is a 404 and creates nothing', req('STATUS-PUT-NO-CREATE', '@generic'), async ({ target }) => {
-  const collection = target.collectionsWithItems().find((c) => c.replace && c.itemMethods.includes('PUT'));
-  test.skip(!collection, 'no collection of the profile has a replace body');
-  if (!collection) return;
+  const collection = orSkip(
+    target.collectionsWithItems().find((c) => c.replace && c.itemMethods.includes('PUT')),
+    'no collection of the profile has a replace body (collections[].replace)',
+  );
   const path = unknownItemPath(collection.itemPath);
   const response = await target.client.put(path, fillTemplate(collection.replace ?? {}));
   expect(response.status, describe(response)).toBe(404);
@@ -184,9 +184,10 @@ test('a PUT on an unknown item is a 404 and creates nothing', req('STATUS-PUT-NO
 });
 
 test('a DELETE is a 204 without a body', req('STATUS-204-DELETE', '@generic'), async ({ target }) => {
-  const collection = target.collectionsWithItems().find((c) => c.create && c.itemMethods.includes('DELETE') && c.methods.includes('POST'));
-  test.skip(!collection, 'no collection of the profile can create and delete items');
-  if (!collection) return;
+  const collection = orSkip(
+    target.collectionsWithItems().find((c) => c.create && c.itemMethods.includes('DELETE') && c.methods.includes('POST')),
+    'no collection of the profile can create and delete items (collections[].create, .itemMethods)',
+  );
   const created = await target.create(collection);
   const response = await target.client.delete(created.path ?? '');
   expect(response.status, describe(response)).toBe(204);
@@ -194,9 +195,10 @@ test('a DELETE is a 204 without a body', req('STATUS-204-DELETE', '@generic'), a
 });
 
 test('a DELETE of an absent item is a 404', req('STATUS-DELETE-ABSENT-404', '@generic'), async ({ target }) => {
-  const collection = target.collectionsWithItems().find((c) => c.itemMethods.includes('DELETE'));
-  test.skip(!collection, 'no item path of the profile allows DELETE');
-  if (!collection) return;
+  const collection = orSkip(
+    target.collectionsWithItems().find((c) => c.itemMethods.includes('DELETE')),
+    'no item path of the profile allows DELETE (collections[].itemMethods)',
+  );
   const response = await target.client.delete(unknownItemPath(collection.itemPath));
   expect(response.status, describe(response)).toBe(404);
   expect(problemIssues(response)).toEqual([]);

@@ -7,6 +7,9 @@ import { describe } from './problem.ts';
 import type { Target } from './target.ts';
 import { uniqueValue } from './template.ts';
 
+/** The skip reason of every example-API check: they run only on a profile declaring `features.exampleApi`. */
+export const NO_EXAMPLE_API = 'the profile does not declare features.exampleApi (the document\'s example API)';
+
 /** Schema violations of `data` against the named spec/schemas schema, one line each. */
 export function schemaIssues(schema: string, data: unknown): string[] {
   const validate = getValidator(schema);

@@ -40,6 +40,14 @@ export class Target {
     return this.client.as(token);
   }
 
+  /**
+   * The caller whose collections the counting checks watch: `tokens.other`, else `tokens.valid`
+   * (the `countingCaller` fixture holds it exclusively while a check counts).
+   */
+  countingCaller(): Client {
+    return this.as(this.profile.tokens.other ?? this.profile.tokens.valid);
+  }
+
   /** Collections that declare an item path. */
   collectionsWithItems(): (ProfileCollection & { itemPath: string; itemMethods: string[] })[] {
     return this.profile.collections.filter(

@@ -1,0 +1,97 @@
+/**
+ * The profile's idempotent endpoint as the checks use it (document section 8 "Idempotency keys",
+ * D-IDEMPOTENCY, D-PROFILE `idempotency`): bodies filled once per check, a fresh key, the
+ * Idempotency-Key header, counting the endpoint's collection, and catching a request whose key is in flight.
+ */
+import type { Client } from './client.ts';
+import { delay } from './http.ts';
+import type { HttpResponse } from './http.ts';
+import { describe } from './problem.ts';
+import { collectionCount } from './target.ts';
+import { fillTemplate, uniqueValue } from './template.ts';
+import type { TargetProfile } from '../target/profile.ts';
+
+/** The skip reason of every check that needs the profile's `idempotency` member. */
+export const NO_IDEMPOTENT_ENDPOINT = 'the profile names no endpoint accepting Idempotency-Key (idempotency)';
+
+export interface IdempotentEndpoint {
+  path: string;
+  /** `idempotency.body`, filled once for this check. */
+  body: Record<string, unknown>;
+  /** `idempotency.otherBody`, filled with the same unique value: another payload for the same key. */
+  otherBody: Record<string, unknown>;
+  /** Where the created resources are listed: `idempotency.collectionPath`, else `path`. */
+  collectionPath: string;
+  /** The invalid body the profile gives for the endpoint's collection, if any. */
+  invalidBody?: unknown;
+  /** The caller the check sends as (the counting caller, see fixtures.ts). */
+  caller: Client;
+}
+
+/** The profile's idempotent endpoint for `caller`, or undefined when the profile names none. */
+export function idempotentEndpointOf(profile: TargetProfile, caller: Client): IdempotentEndpoint | undefined {
+  const idem = profile.idempotency;
+  if (!idem) return undefined;
+  const unique = uniqueValue();
+  const invalid = profile.collections.find((c) => c.path === idem.path && c.invalid)?.invalid;
+  return {
+    path: idem.path,
+    body: fillTemplate(idem.body, unique),
+    otherBody: fillTemplate(idem.otherBody, unique),
+    collectionPath: idem.collectionPath ?? idem.path,
+    ...(invalid ? { invalidBody: invalid.body } : {}),
+    caller,
+  };
+}
+
+/** A key no request has used yet. */
+export function freshKey(): string {
+  return `hac-${uniqueValue()}`;
+}
+
+/** Request options carrying `Idempotency-Key: key` (and any other `headers`). */
+export function keyed(key: string, headers: Record<string, string> = {}): { headers: Record<string, string> } {
+  return { headers: { 'idempotency-key': key, ...headers } };
+}
+
+/** The number of items the caller's collection of the endpoint lists now (page.total, total or the items). */
+export async function countItems(e: IdempotentEndpoint): Promise<number> {
+  const response = await e.caller.get(e.collectionPath);
+  const n = collectionCount(response.json);
+  if (n === undefined) throw new Error(`cannot count the collection: ${describe(response)}`);
+  return n;
+}
+
+/**
+ * Sends `body` with a fresh key and the slow fault value and, while it runs, the same request without
+ * the fault: up to three tries until that second answer is a 409 (on a loaded machine the second
+ * request may overtake the first before its claim). Returns the last second answer, whatever it was.
+ */
+export async function secondWhileSlow(client: Client, path: string, body: unknown, fault: { header: string; slowValue: string }): Promise<HttpResponse> {
+  let second: HttpResponse | undefined;
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    const key = freshKey();
+    const slow = client.post(path, body, keyed(key, { [fault.header]: fault.slowValue }));
+    await delay(100 + attempt * 100);
+    second = await client.post(path, body, keyed(key));
+    await slow;
+    if (second.status === 409) return second;
+  }
+  return second as HttpResponse;
+}
+
+/**
+ * Tries to catch a request whose key is in flight: with the profile's slow fault value when it gives
+ * one (the profile promises a window in which the key is in flight, so what answered instead is the
+ * failure), else by 20 concurrent requests with one key, five rounds; undefined when none overlapped.
+ */
+export async function catchInFlight(e: IdempotentEndpoint, fault: { header: string; slowValue?: string } | undefined): Promise<HttpResponse | undefined> {
+  if (fault?.slowValue) return secondWhileSlow(e.caller, e.path, e.body, { header: fault.header, slowValue: fault.slowValue });
+  for (let round = 0; round < 5; round += 1) {
+    const key = freshKey();
+    const responses = await Promise.all(Array.from({ length: 20 }, () => e.caller.post(e.path, e.body, keyed(key))));
+    const inFlight = responses.find((r) => r.status === 409);
+    if (inFlight) return inFlight;
+  }
+  return undefined;
+}
