@@ -11,10 +11,22 @@ import { runEnvironment } from './run-environment.ts';
  *
  * Environment: conformance/run-environment.ts (output directory, reporter, workers, global timeout;
  * a run cut short is incomplete, never a success).
+ *
+ * Two projects, the rate-limit checks first: they are the longest of the run (they wait for buckets
+ * to refill, up to capacity / rate seconds each) and mostly wait, so they start at once on their own
+ * workers while the quick checks take the others (Playwright hands out tests in project order and
+ * moves on to the next project when one is at its worker limit). Each rate-limit check holds one
+ * token of the profile's pool (support/rate-limit-fixtures.ts, a lock shared by all workers): with
+ * two or more tokens, or no shared target (every worker starts its own embedded server), they take
+ * all workers but one; with one token on a shared target they run one after another on one worker,
+ * which waits less than workers queueing for the same lock.
  */
 const environment = runEnvironment();
 const outDir = environment.outDir;
 const chosen = environment.reporter;
+const rateLimitSpec = 'rate-limit.spec.ts';
+const rateLimitInParallel = environment.profile === undefined || (environment.rateLimitTokens ?? 1) > 1;
+const rateLimitWorkers = rateLimitInParallel ? Math.max(1, environment.workers - 1) : 1;
 // `.ts` in the repository, `.js` compiled into dist/ in an installed package.
 const ownExtension = extname(fileURLToPath(import.meta.url));
 
@@ -34,4 +46,8 @@ export default defineConfig({
   retries: 0,
   workers: environment.workers,
   reporter: [[`./report/requirements-reporter${ownExtension}`, { outDir }], ...(formats[chosen] ?? formats.list ?? [])],
+  projects: [
+    { name: 'rate-limit', testMatch: rateLimitSpec, workers: rateLimitWorkers },
+    { name: 'suite', testIgnore: rateLimitSpec },
+  ],
 });

@@ -21,6 +21,12 @@ export interface RunEnvironment {
   grep?: string;
   /** HAC_REPORTER: list (default), html, junit or json. */
   reporter: string;
+  /**
+   * HAC_RATE_LIMIT_TOKENS: how many rate-limit tokens the profile names (`tokens.rateLimit` and
+   * `tokens.rateLimitPool`), written by the CLI so the configuration can schedule the rate-limit
+   * checks (conformance/playwright.config.ts) without reading the profile.
+   */
+  rateLimitTokens?: number;
   /** HAC_WORKERS: parallel Playwright workers, default 3. */
   workers: number;
   /** HAC_GLOBAL_TIMEOUT: ms for the whole run (a run cut short is incomplete), default 10 minutes. */
@@ -53,6 +59,7 @@ function positiveInteger(text: string | undefined): number | undefined {
 export function runEnvironment(env: NodeJS.ProcessEnv = process.env): RunEnvironment {
   const seed = env.HAC_SEED ? Number(env.HAC_SEED) : undefined;
   const propertyRuns = positiveInteger(env.HAC_RUNS);
+  const rateLimitTokens = env.HAC_RATE_LIMIT_TOKENS === '0' ? 0 : positiveInteger(env.HAC_RATE_LIMIT_TOKENS);
   return {
     ...(env.HAC_PROFILE ? { profile: env.HAC_PROFILE } : {}),
     ...(env.HAC_PROFILE_SOURCE ? { profileSource: env.HAC_PROFILE_SOURCE } : {}),
@@ -60,6 +67,7 @@ export function runEnvironment(env: NodeJS.ProcessEnv = process.env): RunEnviron
     strict: env.HAC_STRICT === '1',
     ...(env.HAC_GREP ? { grep: env.HAC_GREP } : {}),
     reporter: env.HAC_REPORTER ?? 'list',
+    ...(rateLimitTokens !== undefined ? { rateLimitTokens } : {}),
     workers: Number(env.HAC_WORKERS ?? 3),
     globalTimeoutMs: Number(env.HAC_GLOBAL_TIMEOUT ?? 10 * 60_000),
     ...(propertyRuns !== undefined ? { propertyRuns } : {}),
@@ -88,6 +96,8 @@ export interface SuiteSettings {
   outDir: string;
   strict: boolean;
   reporter: string;
+  /** The profile's rate-limit tokens (HAC_RATE_LIMIT_TOKENS). */
+  rateLimitTokens: number;
   /** Parallel workers (HAC_WORKERS); unset keeps the environment's or the default. */
   workers?: number;
   /** The user's selection, for the report (the Playwright pattern goes on the command line). */
@@ -103,6 +113,7 @@ export function suiteEnvironment(settings: SuiteSettings, base: NodeJS.ProcessEn
     HAC_OUT: settings.outDir,
     HAC_STRICT: settings.strict ? '1' : '0',
     HAC_REPORTER: settings.reporter,
+    HAC_RATE_LIMIT_TOKENS: String(settings.rateLimitTokens),
   };
   if (settings.workers !== undefined) env.HAC_WORKERS = String(settings.workers);
   if (settings.grep) env.HAC_GREP = settings.grep;

@@ -14,6 +14,7 @@ import { formatSummary } from '../report/summary-table.ts';
 import { grepPattern, parseRunOptions, RUN_USAGE, UsageError } from './options.ts';
 import type { RunOptions } from './options.ts';
 import { runSuite } from './playwright-process.ts';
+import { rateLimitPool } from '../support/rate-limit.ts';
 import { probeTargets } from './probe.ts';
 import { formatDisagreements, mergeRuns, runDirectory } from './repeat.ts';
 import { formatFeatureProblems, verifyFeatures } from './verify-features.ts';
@@ -176,6 +177,7 @@ export async function runCommand(args: string[]): Promise<number> {
         outDir,
         strict: options.strict,
         reporter: options.reporter,
+        rateLimitTokens: rateLimitPool(valid).length,
         ...(options.workers !== undefined ? { workers: options.workers } : {}),
         ...(options.grep ? { grep: { selection: options.grep, pattern: grepPattern(options.grep) } } : {}),
       });

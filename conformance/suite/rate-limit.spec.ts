@@ -37,6 +37,8 @@ test('every response of a limited route carries the three RateLimit headers', re
   }
 });
 
+// What a full bucket admits, and what each request costs. These checks start from a full bucket.
+
 test(
   'a full bucket admits a burst of RateLimit-Limit requests, then answers 429',
   req('RATE-LIMIT-BURST-CAPACITY', '@rate-limit'),
@@ -77,6 +79,72 @@ test(
     test.skip(true, judged ? inconclusive(judged, policy) : 'no burst was sent');
   },
 );
+
+test('each admitted request lowers RateLimit-Remaining by one', req('RATE-LIMIT-ONE-TOKEN-PER-REQUEST', '@rate-limit'), async ({ bucket, policy }) => {
+  await bucket.waitFull();
+  const responses: HttpResponse[] = [];
+  for (let i = 0; i < Math.min(Math.ceil(policy.capacity / 2), 30); i += 1) responses.push(await bucket.probe());
+  const first = responses[0] as HttpResponse;
+  expect(rateHeaders(first).remaining, `the first request from a full bucket: ${describe(first)}`).toBe(policy.capacity - 1);
+  for (let i = 1; i < responses.length; i += 1) {
+    const previous = responses[i - 1] as HttpResponse;
+    const current = responses[i] as HttpResponse;
+    if (current.status === 429) break;
+    // Remaining shows whole tokens of a fractional bucket: between two requests it can gain floor(interval × rate) + 1.
+    const refill = Math.floor(((current.receivedAt - previous.sentAt) / 1000) * policy.refillPerSecond) + 1;
+    const before = rateHeaders(previous).remaining ?? Number.NaN;
+    const after = rateHeaders(current).remaining ?? Number.NaN;
+    expect(after, `request ${i + 1}: ${describe(current)}`).toBeGreaterThanOrEqual(before - 1);
+    expect(after, `request ${i + 1} (refill allowance ${refill}): ${describe(current)}`).toBeLessThanOrEqual(before - 1 + refill);
+    // From the full bucket the count is exact: after k requests at most capacity − k + floor(refill since the first).
+    const since = Math.floor(((current.receivedAt - first.sentAt) / 1000) * policy.refillPerSecond);
+    const what = `request ${i + 1}, counted from the full bucket (refill since ${since}): ${describe(current)}`;
+    expect(after, what).toBeLessThanOrEqual(policy.capacity - (i + 1) + since);
+  }
+});
+
+test('unknown paths and errors count against the caller too', req('RATE-LIMIT-EVERY-ROUTE', '@rate-limit'), async ({ profile, bucket, policy }) => {
+  test.skip(policy.refillPerSecond > 50, 'the refill is too fast to see single requests in RateLimit-Remaining');
+  let start = await bucket.probe();
+  if ((rateHeaders(start).remaining ?? 0) < 6) {
+    await bucket.waitFull();
+    start = await bucket.probe();
+  }
+  const first = profile.collections[0];
+  const errors: HttpResponse[] = [];
+  for (let i = 0; i < 2; i += 1) {
+    const notFound = await bucket.client.get(`/hac-no-such-route-${uniqueValue()}`);
+    expect(notFound.status, describe(notFound)).toBe(404);
+    errors.push(notFound);
+    if (first) errors.push(await bucket.client.request(first.methods.includes('PATCH') ? 'BREW' : 'PATCH', first.path));
+  }
+  const end = await bucket.probe();
+  const spent = (rateHeaders(start).remaining ?? 0) - (rateHeaders(end).remaining ?? 0);
+  // Remaining shows whole tokens of a fractional bucket: over the interval it can gain floor(interval × rate) + 1.
+  const refill = Math.floor(((end.receivedAt - start.sentAt) / 1000) * policy.refillPerSecond) + 1;
+  const counted = errors.length + 1;
+  expect(spent, `tokens spent by ${counted} requests incl. 404s and 405s (refill allowance ${refill})`).toBeGreaterThanOrEqual(counted - refill);
+  expect(spent).toBeLessThanOrEqual(counted);
+});
+
+test(
+  'two instances share one limit: a burst split across them admits the capacity once',
+  req('RATE-LIMIT-SHARED-STORE', '@rate-limit', '@multi-target'),
+  async ({ sharedBuckets }) => {
+    const { buckets, policy } = sharedBuckets;
+    const [first] = buckets as [Bucket, ...Bucket[]];
+    test.skip(policy.capacity > 1000, `a capacity of ${policy.capacity} is too large to burst in a test`);
+    const total = policy.capacity * 2;
+    const spread = (): Promise<HttpResponse[]> => Promise.all(Array.from({ length: total }, (_, i) => (buckets[i % buckets.length] as Bucket).probe()));
+    const judged = await fullBurst(policy, () => first.waitFull(), spread);
+    const what = judgement(judged, ` across ${buckets.length} instances`);
+    expect(judged.admitted, what).toBeGreaterThanOrEqual(Math.min(judged.low, policy.capacity));
+    expect(judged.admitted, what).toBeLessThanOrEqual(judged.high);
+    test.skip(!judged.conclusive, inconclusive(judged, policy));
+  },
+);
+
+// The answer over the limit.
 
 test(
   'a request over the limit is a 429 and is not processed',
@@ -159,6 +227,8 @@ test(
   },
 );
 
+// Whose bucket a request spends.
+
 test(
   'one caller exhausting its limit does not limit another caller',
   req('RATE-LIMIT-PER-CALLER', '@rate-limit'),
@@ -195,6 +265,8 @@ test(
     expect(rateHeaders(anonymous).remaining ?? 0, 'the address has its own bucket').toBeGreaterThan(0);
   },
 );
+
+// Over time: what the 429 and the headers announce comes true.
 
 test(
   'a request sent Retry-After seconds after a 429 is admitted',
@@ -257,69 +329,5 @@ test(
     const next = await bucket.probe();
     expect(next.status, describe(next)).not.toBe(429);
     expect(rateHeaders(next).remaining, `after RateLimit-Reset seconds the bucket is full again: ${describe(next)}`).toBe((limit ?? 0) - 1);
-  },
-);
-
-test('each admitted request lowers RateLimit-Remaining by one', req('RATE-LIMIT-ONE-TOKEN-PER-REQUEST', '@rate-limit'), async ({ bucket, policy }) => {
-  await bucket.waitFull();
-  const responses: HttpResponse[] = [];
-  for (let i = 0; i < Math.min(Math.ceil(policy.capacity / 2), 30); i += 1) responses.push(await bucket.probe());
-  const first = responses[0] as HttpResponse;
-  expect(rateHeaders(first).remaining, `the first request from a full bucket: ${describe(first)}`).toBe(policy.capacity - 1);
-  for (let i = 1; i < responses.length; i += 1) {
-    const previous = responses[i - 1] as HttpResponse;
-    const current = responses[i] as HttpResponse;
-    if (current.status === 429) break;
-    // Remaining shows whole tokens of a fractional bucket: between two requests it can gain floor(interval × rate) + 1.
-    const refill = Math.floor(((current.receivedAt - previous.sentAt) / 1000) * policy.refillPerSecond) + 1;
-    const before = rateHeaders(previous).remaining ?? Number.NaN;
-    const after = rateHeaders(current).remaining ?? Number.NaN;
-    expect(after, `request ${i + 1}: ${describe(current)}`).toBeGreaterThanOrEqual(before - 1);
-    expect(after, `request ${i + 1} (refill allowance ${refill}): ${describe(current)}`).toBeLessThanOrEqual(before - 1 + refill);
-    // From the full bucket the count is exact: after k requests at most capacity − k + floor(refill since the first).
-    const since = Math.floor(((current.receivedAt - first.sentAt) / 1000) * policy.refillPerSecond);
-    const what = `request ${i + 1}, counted from the full bucket (refill since ${since}): ${describe(current)}`;
-    expect(after, what).toBeLessThanOrEqual(policy.capacity - (i + 1) + since);
-  }
-});
-
-test('unknown paths and errors count against the caller too', req('RATE-LIMIT-EVERY-ROUTE', '@rate-limit'), async ({ profile, bucket, policy }) => {
-  test.skip(policy.refillPerSecond > 50, 'the refill is too fast to see single requests in RateLimit-Remaining');
-  let start = await bucket.probe();
-  if ((rateHeaders(start).remaining ?? 0) < 6) {
-    await bucket.waitFull();
-    start = await bucket.probe();
-  }
-  const first = profile.collections[0];
-  const errors: HttpResponse[] = [];
-  for (let i = 0; i < 2; i += 1) {
-    const notFound = await bucket.client.get(`/hac-no-such-route-${uniqueValue()}`);
-    expect(notFound.status, describe(notFound)).toBe(404);
-    errors.push(notFound);
-    if (first) errors.push(await bucket.client.request(first.methods.includes('PATCH') ? 'BREW' : 'PATCH', first.path));
-  }
-  const end = await bucket.probe();
-  const spent = (rateHeaders(start).remaining ?? 0) - (rateHeaders(end).remaining ?? 0);
-  // Remaining shows whole tokens of a fractional bucket: over the interval it can gain floor(interval × rate) + 1.
-  const refill = Math.floor(((end.receivedAt - start.sentAt) / 1000) * policy.refillPerSecond) + 1;
-  const counted = errors.length + 1;
-  expect(spent, `tokens spent by ${counted} requests incl. 404s and 405s (refill allowance ${refill})`).toBeGreaterThanOrEqual(counted - refill);
-  expect(spent).toBeLessThanOrEqual(counted);
-});
-
-test(
-  'two instances share one limit: a burst split across them admits the capacity once',
-  req('RATE-LIMIT-SHARED-STORE', '@rate-limit', '@multi-target'),
-  async ({ sharedBuckets }) => {
-    const { buckets, policy } = sharedBuckets;
-    const [first] = buckets as [Bucket, ...Bucket[]];
-    test.skip(policy.capacity > 1000, `a capacity of ${policy.capacity} is too large to burst in a test`);
-    const total = policy.capacity * 2;
-    const spread = (): Promise<HttpResponse[]> => Promise.all(Array.from({ length: total }, (_, i) => (buckets[i % buckets.length] as Bucket).probe()));
-    const judged = await fullBurst(policy, () => first.waitFull(), spread);
-    const what = judgement(judged, ` across ${buckets.length} instances`);
-    expect(judged.admitted, what).toBeGreaterThanOrEqual(Math.min(judged.low, policy.capacity));
-    expect(judged.admitted, what).toBeLessThanOrEqual(judged.high);
-    test.skip(!judged.conclusive, inconclusive(judged, policy));
   },
 );

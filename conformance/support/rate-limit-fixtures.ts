@@ -13,7 +13,7 @@ import type { TestInfo } from '@playwright/test';
 import { test as suite } from '../fixtures.ts';
 import type { TargetProfile } from '../target/profile.ts';
 import { describe } from './problem.ts';
-import { Bucket, rateHeaders } from './rate-limit.ts';
+import { Bucket, rateHeaders, rateLimitPool } from './rate-limit.ts';
 import type { Policy } from './rate-limit.ts';
 import { Target } from './target.ts';
 import { acquireToken } from './token-lock.ts';
@@ -65,12 +65,6 @@ export interface RateLimitFixtures {
 
 export const noToken = 'the profile names no rateLimit token';
 
-/** The profile's rate-limit tokens: `tokens.rateLimit`, then `tokens.rateLimitPool` (D-PROFILE). */
-function poolOf(profile: TargetProfile): string[] {
-  const { rateLimit, rateLimitPool: more = [] } = profile.tokens;
-  return rateLimit === undefined ? [] : [...new Set([rateLimit, ...more])];
-}
-
 /** The algorithm the profile declares (D-SUITE-TRUST; default the document's reference, the token bucket). */
 function algorithmOf(profile: TargetProfile): Policy['algorithm'] {
   return profile.rateLimit?.algorithm ?? 'token-bucket';
@@ -110,7 +104,7 @@ async function whileHeld(held: HeldToken, use: () => Promise<void>): Promise<voi
 export const test = suite.extend<RateLimitFixtures, RateLimitWorkerFixtures>({
   tokenPool: [
     async ({ profile }, use, workerInfo) => {
-      const tokens = poolOf(profile);
+      const tokens = rateLimitPool(profile);
       let held = 0;
       await use({
         tokens,

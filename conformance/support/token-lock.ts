@@ -1,9 +1,9 @@
 /**
- * Exclusive use of one rate-limit token across Playwright workers (and across runs on one machine):
- * a check that drains, refills or counts a bucket must be the only one spending it. A lock is a
- * file created with O_EXCL in a shared directory, named after the target and the token, holding
- * the owner's pid; a lock whose owner process is gone is taken over, so a killed worker never
- * blocks the next run.
+ * Exclusive use of one token across Playwright workers (and across runs on one machine): a check
+ * that drains, refills or counts a bucket (a rate-limit token), or counts what a caller created,
+ * must be the only one using it. A lock is a file created with O_EXCL in a shared directory, named
+ * after the target and the token, holding the owner's pid; a lock whose owner process is gone is
+ * taken over, so a killed worker never blocks the next run.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
@@ -102,7 +102,7 @@ export async function acquireToken(
       }
     }
     if (performance.now() > deadline) {
-      throw new Error(`every rate-limit token of ${scope} stayed in use by another check for ${options.timeoutMs ?? 60_000} ms (lock directory ${dir})`);
+      throw new Error(`every token of ${scope} stayed in use by another check for ${options.timeoutMs ?? 60_000} ms (lock directory ${dir})`);
     }
     await delay(options.pollMs ?? 50);
   }
