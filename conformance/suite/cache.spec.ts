@@ -9,8 +9,15 @@ import { provokeAll } from '../support/provocations.ts';
 import type { HttpResponse } from '../support/http.ts';
 import type { Target } from '../support/target.ts';
 
+interface SampleResponses {
+  authorized: HttpResponse[];
+  anonymous: HttpResponse[];
+  errors: HttpResponse[];
+  writes: HttpResponse[];
+}
+
 /** Successes (reads with and without a token, a create) and every provokable error. */
-async function sampleResponses(target: Target): Promise<{ authorized: HttpResponse[]; anonymous: HttpResponse[]; errors: HttpResponse[]; writes: HttpResponse[] }> {
+async function sampleResponses(target: Target): Promise<SampleResponses> {
   // Independent requests go out together: over TLS on a loaded machine one after another took 30 s.
   const reads = async (path: string, isPublic: boolean): Promise<[HttpResponse, HttpResponse | undefined]> =>
     Promise.all([target.client.get(path), isPublic ? target.anonymous.get(path) : Promise.resolve(undefined)]);

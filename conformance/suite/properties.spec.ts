@@ -16,22 +16,26 @@ import { errorFields, problemIssues } from '../support/problem.ts';
 import { fillTemplate, itemPathFor } from '../support/template.ts';
 import type { ProfileCollection } from '../target/profile.ts';
 
-test('any invalid payment body is a 422 naming exactly its invalid fields', req('VALIDATION-ALL-FIELDS', '@property', '@example-api'), async ({ target, profile }) => {
-  test.skip(!profile.features?.exampleApi, 'the profile does not declare features.exampleApi (the property uses POST /payments)');
-  await assertProperty(
-    'invalid payment bodies get 422 naming exactly the invalid fields',
-    invalidPaymentBody(),
-    async (body, record) => {
-      const response = await target.client.post('/payments', body);
-      record(response);
-      expect(response.status).toBe(422);
-      expect(problemIssues(response)).toEqual([]);
-      const expected = validationErrors('payment-request', body).map((e) => e.field).sort();
-      expect(errorFields(response.json).sort()).toEqual(expected);
-    },
-    { runs: propertyRuns(profile) },
-  );
-});
+test(
+  'any invalid payment body is a 422 naming exactly its invalid fields',
+  req('VALIDATION-ALL-FIELDS', '@property', '@example-api'),
+  async ({ target, profile }) => {
+    test.skip(!profile.features?.exampleApi, 'the profile does not declare features.exampleApi (the property uses POST /payments)');
+    await assertProperty(
+      'invalid payment bodies get 422 naming exactly the invalid fields',
+      invalidPaymentBody(),
+      async (body, record) => {
+        const response = await target.client.post('/payments', body);
+        record(response);
+        expect(response.status).toBe(422);
+        expect(problemIssues(response)).toEqual([]);
+        const expected = validationErrors('payment-request', body).map((e) => e.field).sort();
+        expect(errorFields(response.json).sort()).toEqual(expected);
+      },
+      { runs: propertyRuns(profile) },
+    );
+  },
+);
 
 test('any malformed JSON body is a 400 problem', req('STATUS-400-MALFORMED-JSON', '@property', '@generic'), async ({ target, profile }) => {
   const paths = profile.collections.filter((c) => c.methods.includes('POST')).map((c) => c.path);
@@ -70,35 +74,39 @@ interface Route {
   item: boolean;
 }
 
-test('every method on every route succeeds or is a 405 whose Allow matches the route', req(['METHOD-NOT-ALLOWED-405', 'METHOD-ALLOW-HEADER'], '@property', '@generic'), async ({ target, profile }) => {
-  const routes: Route[] = profile.collections.flatMap((collection) => [
-    { collection, item: false },
-    ...(collection.itemPath && collection.itemMethods ? [{ collection, item: true }] : []),
-  ]);
-  await assertProperty(
-    'every method on every route gets success or 405 with a matching Allow',
-    fc.tuple(fc.constantFrom(...routes), httpMethod()),
-    async ([route, method], record) => {
-      const { collection } = route;
-      const allowed = (route.item ? collection.itemMethods : collection.methods) ?? [];
-      let path = collection.path;
-      if (route.item) {
-        const item = await target.existingItem(collection as ProfileCollection & { itemPath: string });
-        if (!item) return;
-        path = item;
-      }
-      const body = method === 'POST' && !route.item ? collection.create : method === 'PUT' ? collection.replace : undefined;
-      const response = await target.client.request(method, path, body === undefined ? {} : { json: fillTemplate(body) });
-      record(response);
-      if (allowed.includes(method)) {
-        expect(response.status, `${method} is allowed on this route`).toBeLessThan(300);
-        return;
-      }
-      if (response.status === 501 && !standardMethods.includes(method)) return;
-      expect(response.status).toBe(405);
-      const allow = (response.headers.allow ?? '').split(',').map((m) => m.trim()).filter(Boolean).sort();
-      expect(allow).toEqual([...allowed].sort());
-    },
-    { runs: propertyRuns(profile) * 2 },
-  );
-});
+test(
+  'every method on every route succeeds or is a 405 whose Allow matches the route',
+  req(['METHOD-NOT-ALLOWED-405', 'METHOD-ALLOW-HEADER'], '@property', '@generic'),
+  async ({ target, profile }) => {
+    const routes: Route[] = profile.collections.flatMap((collection) => [
+      { collection, item: false },
+      ...(collection.itemPath && collection.itemMethods ? [{ collection, item: true }] : []),
+    ]);
+    await assertProperty(
+      'every method on every route gets success or 405 with a matching Allow',
+      fc.tuple(fc.constantFrom(...routes), httpMethod()),
+      async ([route, method], record) => {
+        const { collection } = route;
+        const allowed = (route.item ? collection.itemMethods : collection.methods) ?? [];
+        let path = collection.path;
+        if (route.item) {
+          const item = await target.existingItem(collection as ProfileCollection & { itemPath: string });
+          if (!item) return;
+          path = item;
+        }
+        const body = method === 'POST' && !route.item ? collection.create : method === 'PUT' ? collection.replace : undefined;
+        const response = await target.client.request(method, path, body === undefined ? {} : { json: fillTemplate(body) });
+        record(response);
+        if (allowed.includes(method)) {
+          expect(response.status, `${method} is allowed on this route`).toBeLessThan(300);
+          return;
+        }
+        if (response.status === 501 && !standardMethods.includes(method)) return;
+        expect(response.status).toBe(405);
+        const allow = (response.headers.allow ?? '').split(',').map((m) => m.trim()).filter(Boolean).sort();
+        expect(allow).toEqual([...allowed].sort());
+      },
+      { runs: propertyRuns(profile) * 2 },
+    );
+  },
+);

@@ -132,7 +132,8 @@ function sendOnce(baseUrl: string, method: string, path: string, options: Reques
       const message = `${error.message}: ${method} ${url.toString()}\n  ${curlFor(request)}`;
       // Reset before any answer: an unfinished upload, or a large one whose early answer the reset
       // discarded, cannot have been processed, so it is sent again.
-      reject((!uploaded || bytes > CHUNK_BYTES) && CLOSED.has(error.code ?? '') ? new UploadInterrupted(`the connection closed before the body was sent and before any answer: ${message}`) : new TransportError(message));
+      const unsent = (!uploaded || bytes > CHUNK_BYTES) && CLOSED.has(error.code ?? '');
+      reject(unsent ? new UploadInterrupted(`the connection closed before the body was sent and before any answer: ${message}`) : new TransportError(message));
     });
     req.on('finish', () => {
       uploaded = true;
@@ -183,7 +184,9 @@ function resumingAgent(): https.Agent {
 
 /** A keep-alive connection pool for `baseUrl` (one socket unless told), with the suite's TLS trust. */
 export function keepAliveAgent(baseUrl: string, maxSockets = 1): http.Agent {
-  return new URL(baseUrl).protocol === 'https:' ? new https.Agent({ keepAlive: true, maxSockets, ...tlsTrust() }) : new http.Agent({ keepAlive: true, maxSockets });
+  return new URL(baseUrl).protocol === 'https:'
+    ? new https.Agent({ keepAlive: true, maxSockets, ...tlsTrust() })
+    : new http.Agent({ keepAlive: true, maxSockets });
 }
 
 function lowerKeys(headers: Record<string, string>): Record<string, string> {

@@ -11,7 +11,8 @@ export function mediaType(response: HttpResponse): string {
 /** A one-line description of a response for failure messages, with a curl line reproducing it. */
 export function describe(response: HttpResponse): string {
   const body = response.text.length > 300 ? `${response.text.slice(0, 300)}…` : response.text;
-  return `${response.request.method} ${response.request.url} → ${response.status} ${response.headers['content-type'] ?? '(no content type)'} ${body}\n  reproduce: ${curlFor(response.request)}`;
+  const contentType = response.headers['content-type'] ?? '(no content type)';
+  return `${response.request.method} ${response.request.url} → ${response.status} ${contentType} ${body}\n  reproduce: ${curlFor(response.request)}`;
 }
 
 /** PROBLEM-CONTENT-TYPE: undefined when the response is served as application/problem+json. */

@@ -65,7 +65,8 @@ export function provocations(target: Target): Provocation[] {
   const fault = profile.features?.faultInjection;
   if (fault && first) {
     for (const status of [500, 503]) {
-      list.push({ name: `injected ${status} on GET ${first.path}`, status, send: () => client.get(first.path, { headers: { [fault.header]: String(status) } }) });
+      const send = (): Promise<HttpResponse> => client.get(first.path, { headers: { [fault.header]: String(status) } });
+      list.push({ name: `injected ${status} on GET ${first.path}`, status, send });
     }
   }
   return list;
