@@ -10,10 +10,12 @@ import { LEAKY_BUCKET_THEN_CLAIM, TOKEN_BUCKET_THEN_CLAIM, TOKEN_BUCKET_THEN_GET
 import { decisionOf } from './rate-limits.ts';
 
 /**
- * ARGV[1] = the plan (JSON): `check` (marker key) and `checkItem` (item prefix of its kind), `seqs`
- * (sequence keys, one new id each), `items` (per record: item prefix, index key, 1-based id number,
- * JSON template, optional marker key), optional `complete` (record key, our in-flight record,
- * completed-record template, ttl ms). A template alternates text and id numbers: { "…", 1, "…" }.
+ * KEYS = every key the creation touches. ARGV[1] = the plan (JSON) naming keys by their KEYS index and
+ * texts by their ARGV index, so no key or text is sent twice and no JSON is escaped inside JSON:
+ * `check` (marker key) and `checkItem` (item prefix of its kind), `seqs` (sequence keys, one new id
+ * each), `items` (per record: item prefix, index key, 1-based id number, template, optional marker key),
+ * optional `complete` (record key, our in-flight record, completed-record template, ttl ms). A template
+ * alternates texts and id numbers: { text, id, text, … }.
  * Reply: { 0, existing JSON } when the marker names a live resource, else { 1, id1, id2, … }.
  * Item keys are made from their declared prefix; they share its hash tag (keys.ts), so the script
  * stays in one slot.
@@ -21,36 +23,62 @@ import { decisionOf } from './rate-limits.ts';
 const CREATE = lua(`
 local plan = cjson.decode(ARGV[1])
 if plan.check then
-  local id = redis.call('GET', plan.check)
+  local id = redis.call('GET', KEYS[plan.check])
   if id then
-    local existing = redis.call('GET', plan.checkItem .. id)
+    local existing = redis.call('GET', ARGV[plan.checkItem] .. id)
     if existing then return { 0, existing } end
   end
 end
 local ids = {}
-for i, seq in ipairs(plan.seqs) do ids[i] = string.format('%d', redis.call('INCR', seq)) end
+for i, seq in ipairs(plan.seqs) do ids[i] = string.format('%d', redis.call('INCR', KEYS[seq])) end
 local function fill(template)
   local out = {}
   for i, part in ipairs(template) do
-    if i % 2 == 1 then out[i] = part else out[i] = ids[part] end
+    if i % 2 == 1 then out[i] = ARGV[part] else out[i] = ids[part] end
   end
   return table.concat(out)
 end
 for _, item in ipairs(plan.items) do
   local id = ids[item.id]
-  redis.call('SET', item.prefix .. id, fill(item.json))
-  redis.call('ZADD', item.index, id, id)
-  if item.mark then redis.call('SET', item.mark, id) end
+  redis.call('SET', ARGV[item.prefix] .. id, fill(item.json))
+  redis.call('ZADD', KEYS[item.index], id, id)
+  if item.mark then redis.call('SET', KEYS[item.mark], id) end
 end
 if plan.complete then
   local c = plan.complete
-  local existing = redis.call('GET', c.key)
-  if existing == false or existing == c.inflight then redis.call('SET', c.key, fill(c.record), 'PX', c.ttl) end
+  local existing = redis.call('GET', KEYS[c.key])
+  if existing == false or existing == ARGV[c.inflight] then redis.call('SET', KEYS[c.key], fill(c.record), 'PX', c.ttl) end
 end
 local reply = { 1 }
 for i, id in ipairs(ids) do reply[i + 1] = id end
 return reply
 `);
+
+/** The KEYS and ARGV of one CREATE call: each key and text is sent once and named by its 1-based index. */
+class ScriptArguments {
+  readonly keys: string[] = [];
+  /** ARGV[1] is the plan; texts start at ARGV[2]. */
+  readonly texts: string[] = [];
+  private readonly keyIndex = new Map<string, number>();
+
+  key(name: string): number {
+    let index = this.keyIndex.get(name);
+    if (index === undefined) {
+      index = this.keys.push(name);
+      this.keyIndex.set(name, index);
+    }
+    return index;
+  }
+
+  text(value: string): number {
+    return this.texts.push(value) + 1;
+  }
+
+  /** A CREATE template over `text`: its pieces between placeholders become texts, the placeholders id numbers. */
+  template(text: string, placeholderTexts: readonly string[]): number[] {
+    return template(text, placeholderTexts).map((part) => (typeof part === 'string' ? this.text(part) : part));
+  }
+}
 
 /**
  * Placeholder ids for `Creation.build`: "-1." and 14 random digits, the last not 0, so each prints as
@@ -153,32 +181,31 @@ export function createRedisCombined(
       const fakes = placeholders(creation.kinds.length);
       const fakeTexts = fakes.map(String);
       const draft = creation.build(fakes);
-      const declared = new Set<string>();
-      const seqs = creation.kinds.map((kind) => keys.sequence(kind));
-      for (const key of seqs) declared.add(key);
+      const args = new ScriptArguments();
+      const seqs = creation.kinds.map((kind) => args.key(keys.sequence(kind)));
       const items = draft.entries.map(([kind, resource]) => {
         const id = fakes.indexOf(resource.id) + 1;
         if (id === 0) throw new Error(`a created ${kind} must take its id from build()`);
         const marker = resource[CREATED_BY];
-        const mark = typeof marker === 'string' ? keys.marker(kind, marker) : undefined;
-        declared.add(keys.index(kind));
-        if (mark !== undefined) declared.add(mark);
-        return { prefix: keys.itemPrefix(kind), index: keys.index(kind), id, json: template(JSON.stringify(resource), fakeTexts), ...(mark === undefined ? {} : { mark }) };
+        const item = { prefix: args.text(keys.itemPrefix(kind)), index: args.key(keys.index(kind)), id, json: args.template(JSON.stringify(resource), fakeTexts) };
+        return typeof marker === 'string' ? { ...item, mark: args.key(keys.marker(kind, marker)) } : item;
       });
       const plan: Record<string, unknown> = { seqs, items };
       if (creation.marker !== undefined) {
-        plan.check = keys.marker(creation.marker.kind, creation.marker.value);
-        plan.checkItem = keys.itemPrefix(creation.marker.kind);
-        declared.add(String(plan.check));
+        plan.check = args.key(keys.marker(creation.marker.kind, creation.marker.value));
+        plan.checkItem = args.text(keys.itemPrefix(creation.marker.kind));
       }
       // On a Cluster the record lives in the caller's slot: it is completed by a second script below.
       const done = creation.complete;
       if (done !== undefined && !connection.clustered) {
-        const record = keys.idempotency(done.key);
-        plan.complete = { key: record, inflight: inFlight(done.fingerprint), record: template(completedRecord(done.fingerprint, draft.response), fakeTexts), ttl: toMs(done.ttlSeconds) };
-        declared.add(record);
+        plan.complete = {
+          key: args.key(keys.idempotency(done.key)),
+          inflight: args.text(inFlight(done.fingerprint)),
+          record: args.template(completedRecord(done.fingerprint, draft.response), fakeTexts),
+          ttl: toMs(done.ttlSeconds),
+        };
       }
-      const reply = await connection.script(CREATE, [...declared], [JSON.stringify(plan)]);
+      const reply = await connection.script(CREATE, args.keys, [JSON.stringify(plan), ...args.texts]);
       if (!Array.isArray(reply) || reply.length < 1) throw new Error('unexpected reply from the creation script');
       if (Number(reply[0]) === 0) {
         const existing = parse(reply[1]);
