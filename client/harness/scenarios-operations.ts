@@ -10,6 +10,8 @@ import type { Check, Scenario, Verdict } from './scenario-kit.ts';
 import { backoffOf } from './backoff.ts';
 
 const PAYMENT = { amount: 1250, currency: 'eur' };
+/** The one logical operation of the POST scenarios: create a payment. */
+const POST_PAYMENT = { kind: 'request', method: 'POST', path: '/payments', body: PAYMENT } as const;
 
 function payment(id: number): Record<string, unknown> {
   return { id, ...PAYMENT, status: 'succeeded', _links: { self: { href: `/payments/${id}` } } };
@@ -19,7 +21,7 @@ function postFailsOnce(): Scenario {
   return {
     name: 'post-fails-once',
     description: 'POST /payments: 503 without Retry-After, then 201',
-    operation: { kind: 'request', method: 'POST', path: '/payments', body: PAYMENT },
+    operation: POST_PAYMENT,
     budgetSeconds: 15,
     script: (a) =>
       a.index === 0
@@ -59,7 +61,7 @@ function postFirstTry(): Scenario {
   return {
     name: 'post-first-try',
     description: 'POST /payments answered 201 at once; the adapter passes no key, the client adds one',
-    operation: { kind: 'request', method: 'POST', path: '/payments', body: PAYMENT },
+    operation: POST_PAYMENT,
     budgetSeconds: 10,
     script: () => ({ kind: 'respond', status: 201, headers: { location: '/payments/2' }, body: payment(2) }),
     judge: (run): Verdict => {
