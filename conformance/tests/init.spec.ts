@@ -62,10 +62,7 @@ test('spec/openapi.yaml gives the example API: every top-level collection, valid
   expect(draft.notes.join('\n')).toContain('/posts/{id}/comments');
   // Every create body is valid against the project's own request schema once {{unique}} is filled.
   for (const [path, schema] of [
-    ['/users', 'user-request'],
-    ['/orders', 'order-request'],
-    ['/payments', 'payment-request'],
-    ['/authors', 'author-request'],
+    ['/users', 'user-request'], ['/orders', 'order-request'], ['/payments', 'payment-request'], ['/authors', 'author-request'],
   ] as const) {
     const body = JSON.parse(
       JSON.stringify(draft.collections.find((c) => c.path === path)?.create)

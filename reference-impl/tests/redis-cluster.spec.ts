@@ -100,10 +100,7 @@ test.describe('on a local 3-primary Redis Cluster', () => {
     const child = spawn(
       process.execPath,
       ['bin/http-api-conformance.js', 'serve', '--port', '0', '--store', 'redis', '--redis-cluster', running().nodes.join(',')],
-      {
-        env: { ...process.env, HAC_REDIS_KEY_PREFIX: keyPrefix },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
+      { env: { ...process.env, HAC_REDIS_KEY_PREFIX: keyPrefix }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));

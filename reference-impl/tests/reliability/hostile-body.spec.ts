@@ -38,15 +38,7 @@ test('no request body pollutes Object.prototype of the server process', async ()
     for (const [method, path] of [['POST', '/payments'], ['POST', '/users'], ['PUT', '/users/1'], ['POST', '/orders']] as const) {
       const response = await rawRequest(
         server().port,
-        buildRequest(
-          method,
-          path,
-          [
-            ['Authorization', 'Bearer dev-token-alice'],
-            ['Content-Type', 'application/json'],
-          ],
-          body,
-        ),
+        buildRequest(method, path, [['Authorization', 'Bearer dev-token-alice'], ['Content-Type', 'application/json']], body),
       );
       expect(response.status, `${method} ${path} with ${key}`).toBe(422);
     }
@@ -69,15 +61,7 @@ test('a JSON body with invalid UTF-8 is 400, not stored with replacement charact
   const body = Buffer.concat([Buffer.from('{"amount":100,"currency":"usd","description":"ab'), Buffer.from([0xff, 0xfe]), Buffer.from('cd"}')]);
   const response = await rawRequest(
     server().port,
-    buildRequest(
-      'POST',
-      '/payments',
-      [
-        ['Authorization', 'Bearer dev-token-alice'],
-        ['Content-Type', 'application/json'],
-      ],
-      body,
-    ),
+    buildRequest('POST', '/payments', [['Authorization', 'Bearer dev-token-alice'], ['Content-Type', 'application/json']], body),
   );
   expect(response.status, response.body.toString('utf8')).toBe(400);
   expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);

@@ -58,10 +58,7 @@ test('an unknown method on a known path is 405 with Allow, on an unknown path 40
 test('two different Authorization headers are refused with 400, never resolved to one caller (RFC 9110 §5.3)', async () => {
   const response = await rawRequest(
     server().port,
-    buildRequest('GET', '/account', [
-      ['Authorization', 'Bearer dev-token-alice'],
-      ['Authorization', 'Bearer dev-token-bob'],
-    ]),
+    buildRequest('GET', '/account', [['Authorization', 'Bearer dev-token-alice'], ['Authorization', 'Bearer dev-token-bob']]),
   );
   expect(response.status, response.body.toString('utf8').slice(0, 200)).toBe(400);
   expect(problemViolation(response)).toBeUndefined();
@@ -73,11 +70,7 @@ test('two different Content-Type headers are refused with 400, never resolved to
     buildRequest(
       'POST',
       '/payments',
-      [
-        ['Authorization', 'Bearer dev-token-alice'],
-        ['Content-Type', 'application/json'],
-        ['Content-Type', 'text/plain'],
-      ],
+      [['Authorization', 'Bearer dev-token-alice'], ['Content-Type', 'application/json'], ['Content-Type', 'text/plain']],
       '{"amount":100,"currency":"usd"}',
     ),
   );

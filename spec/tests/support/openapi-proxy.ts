@@ -113,13 +113,8 @@ function bundledDescription(): Record<string, unknown> {
     const doc = withoutIds(parseYaml(readFileSync(out, 'utf8'))) as { paths: Record<string, unknown> };
     const responses = Object.fromEntries(
       [
-        ['400', 'BadRequest'],
-        ['404', 'NotFound'],
-        ['405', 'MethodNotAllowed'],
-        ['414', 'UriTooLong'],
-        ['429', 'TooManyRequests'],
-        ['500', 'InternalServerError'],
-        ['503', 'ServiceUnavailable'],
+        ['400', 'BadRequest'], ['404', 'NotFound'], ['405', 'MethodNotAllowed'], ['414', 'UriTooLong'], ['429', 'TooManyRequests'],
+        ['500', 'InternalServerError'], ['503', 'ServiceUnavailable'],
       ].map(([status, name]) => [status, { $ref: `#/components/responses/${name}` }]),
     );
     // HEAD answers carry no body: every status of the fallback is the body-less HeadError there.
