@@ -6,16 +6,16 @@
  * target is imported only when needed, so a run against another target never loads the reference server.
  *
  * What a check needs and a profile may lack is a test fixture that skips the check itself, with a
- * reason naming the profile member to set (the report shows it): `otherCaller`, `limitedCaller`,
- * `idempotentEndpoint`, `faultInjection`, `instances`. A test body never tests for them; a value a
- * check derives from the profile in its own way goes through `orSkip`. `countingCaller` is the
- * caller whose collections a check may count, held exclusively while it does.
+ * reason naming the profile member to set (the report shows it): `creatableCollection`,
+ * `otherCaller`, `limitedCaller`, `idempotentEndpoint`, `faultInjection`, `instances`. A test body
+ * never tests for them; a value a check derives from the profile in its own way goes through
+ * `orSkip`. `countingCaller` is the caller whose collections a check may count, held exclusively
+ * while it does.
  */
 import { test as base } from '@playwright/test';
-import { sharedRedisUrl } from '../reference-impl/redis-admin.ts';
 import { runEnvironment } from './run-environment.ts';
 import { loadProfile } from './target/profile.ts';
-import type { ProfileRequest, TargetProfile } from './target/profile.ts';
+import type { ProfileCollection, ProfileRequest, TargetProfile } from './target/profile.ts';
 import { Target } from './support/target.ts';
 import type { Client } from './support/client.ts';
 import { idempotentEndpointOf, NO_IDEMPOTENT_ENDPOINT } from './support/idempotency.ts';
@@ -45,6 +45,8 @@ export interface FaultInjection {
 interface TestFixtures {
   /** Automatic: a failing test attaches the request that shows the failure and its response (report.html shows it). */
   evidence: void;
+  /** The first collection that allows POST and has a create body (`collections[].create`); skipped when none has. */
+  creatableCollection: ProfileCollection & { create: Record<string, unknown> };
   /** A second caller, `tokens.other`: the check is skipped when the profile names none. */
   otherCaller: Client;
   /** The caller lacking a permission and the request it may not make, `tokens.limited`; skipped when absent. */
@@ -143,6 +145,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         await use({ skip: 'the profile lists one base URL (baseUrls); list two or more instances of the target to check statelessness' });
         return;
       }
+      // Loaded here only: the reference server's configuration (its schema compiled on load) and ioredis cost every process ~0.3 s.
+      const { sharedRedisUrl } = await import('../reference-impl/redis-admin.ts');
       const redisUrl = new URL(sharedRedisUrl());
       if (!(await tcpAnswers(redisUrl.hostname, Number(redisUrl.port || 6379)))) {
         await use({ skip: `Redis does not answer at ${redisUrl.host}: the two-instance embedded target needs it` });
@@ -158,6 +162,11 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     },
     { scope: 'worker' },
   ],
+  creatableCollection: async ({ target }, use, testInfo) => {
+    const collection = target.creatable();
+    if (collection === undefined) return testInfo.skip(true, 'no collection of the profile has a create body (collections[].create)');
+    await use(collection);
+  },
   otherCaller: async ({ target }, use, testInfo) => {
     const token = target.profile.tokens.other;
     if (token === undefined) return testInfo.skip(true, 'the profile names no second caller (tokens.other)');

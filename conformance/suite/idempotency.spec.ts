@@ -22,18 +22,18 @@ function idOf(response: HttpResponse): unknown {
 }
 
 test('POST accepts an Idempotency-Key and works without one', req('IDEMPOTENCY-KEY-ACCEPTED', '@idempotency', '@smoke'), async ({ idempotentEndpoint: e }) => {
-  const withKey = await e.caller.post(e.path, e.body, keyed(freshKey()));
+  const withKey = await e.send(freshKey());
   expect(succeeded(withKey), describe(withKey)).toBe(true);
-  const without = await e.caller.post(e.path, e.body);
+  const without = await e.send();
   expect(succeeded(without), describe(without)).toBe(true);
 });
 
 test('a replay returns the stored status, body and Location', req('IDEMPOTENCY-REPLAY', '@idempotency', '@smoke'), async ({ idempotentEndpoint: e }) => {
   const key = freshKey();
-  const first = await e.caller.post(e.path, e.body, keyed(key));
+  const first = await e.send(key);
   expect(succeeded(first), describe(first)).toBe(true);
   for (let i = 0; i < 2; i += 1) {
-    const replay = await e.caller.post(e.path, e.body, keyed(key));
+    const replay = await e.send(key);
     expect(replay.status, describe(replay)).toBe(first.status);
     expect(replay.json).toEqual(first.json);
     expect(replay.headers.location).toBe(first.headers.location);
@@ -43,10 +43,10 @@ test('a replay returns the stored status, body and Location', req('IDEMPOTENCY-R
 test('a replay does not repeat the work: the collection grows by one', req('IDEMPOTENCY-NO-REPEAT-WORK', '@idempotency'), async ({ idempotentEndpoint: e }) => {
   const key = freshKey();
   const before = await countItems(e);
-  const first = await e.caller.post(e.path, e.body, keyed(key));
+  const first = await e.send(key);
   expect(succeeded(first), describe(first)).toBe(true);
   expect(await countItems(e)).toBe(before + 1);
-  for (let i = 0; i < 3; i += 1) await e.caller.post(e.path, e.body, keyed(key));
+  for (let i = 0; i < 3; i += 1) await e.send(key);
   expect(await countItems(e), 'three replays created nothing').toBe(before + 1);
 });
 
@@ -56,22 +56,22 @@ test(
   async ({ idempotentEndpoint: e }) => {
     const key = freshKey();
     const before = await countItems(e);
-    const responses = await Promise.all(Array.from({ length: 20 }, () => e.caller.post(e.path, e.body, keyed(key))));
+    const responses = await Promise.all(Array.from({ length: 20 }, () => e.send(key)));
     const successes = responses.filter((r) => r.status < 300);
     const others = responses.filter((r) => r.status >= 300);
     expect(successes.length, 'at least one request ran').toBeGreaterThanOrEqual(1);
     for (const r of others) expect(r.status, `only in-flight 409s besides the result: ${describe(r)}`).toBe(409);
     expect(new Set(successes.map((r) => JSON.stringify(r.json))).size, 'every success is the same result').toBe(1);
     expect(await countItems(e), 'one resource was created').toBe(before + 1);
-    const later = await e.caller.post(e.path, e.body, keyed(key));
+    const later = await e.send(key);
     expect(later.json, 'a later replay returns that result').toEqual(successes[0]?.json);
   },
 );
 
 test('different keys produce different results', req('METHOD-POST-NOT-IDEMPOTENT', '@idempotency'), async ({ idempotentEndpoint: e }) => {
   const before = await countItems(e);
-  const a = await e.caller.post(e.path, e.body, keyed(freshKey()));
-  const b = await e.caller.post(e.path, e.body, keyed(freshKey()));
+  const a = await e.send(freshKey());
+  const b = await e.send(freshKey());
   expect(succeeded(a), describe(a)).toBe(true);
   expect(succeeded(b), describe(b)).toBe(true);
   expect(idOf(b)).not.toEqual(idOf(a));
@@ -83,14 +83,14 @@ test(
   req('IDEMPOTENCY-KEY-REUSE-MISMATCH', '@idempotency'),
   async ({ idempotentEndpoint: e }) => {
     const key = freshKey();
-    const first = await e.caller.post(e.path, e.body, keyed(key));
+    const first = await e.send(key);
     expect(succeeded(first), describe(first)).toBe(true);
     const before = await countItems(e);
-    const reused = await e.caller.post(e.path, e.otherBody, keyed(key));
+    const reused = await e.send(key, e.otherBody);
     expect(reused.status, describe(reused)).toBe(422);
     expect(problemIssues(reused)).toEqual([]);
     expect(await countItems(e)).toBe(before);
-    const replay = await e.caller.post(e.path, e.body, keyed(key));
+    const replay = await e.send(key);
     expect(replay.json, 'the stored result is untouched').toEqual(first.json);
   },
 );
@@ -101,10 +101,10 @@ test(
   async ({ idempotentEndpoint: e }) => {
     const invalid = orSkip(e.invalidBody, 'the profile gives no invalid body for the idempotent endpoint (collections[].invalid)');
     const key = freshKey();
-    const first = await e.caller.post(e.path, invalid, keyed(key));
+    const first = await e.send(key, invalid);
     expect(first.status, describe(first)).toBeGreaterThanOrEqual(400);
     expect(first.status, describe(first)).toBeLessThan(500);
-    const replay = await e.caller.post(e.path, invalid, keyed(key));
+    const replay = await e.send(key, invalid);
     expect(replay.status, describe(replay)).toBe(first.status);
     expect(replay.json).toEqual(first.json);
     expect(problemIssues(replay)).toEqual([]);
@@ -146,8 +146,8 @@ test(
   req('IDEMPOTENCY-REPLAYED-HEADER', '@idempotency'),
   async ({ idempotentEndpoint: e }) => {
     const key = freshKey();
-    const first = await e.caller.post(e.path, e.body, keyed(key));
-    const replay = await e.caller.post(e.path, e.body, keyed(key));
+    const first = await e.send(key);
+    const replay = await e.send(key);
     expect(first.headers['idempotent-replayed'], describe(first)).toBeUndefined();
     expect(replay.headers['idempotent-replayed'], describe(replay)).toBe('true');
   },
@@ -158,11 +158,11 @@ test(
   req('IDEMPOTENCY-KEY-FORMAT', '@idempotency'),
   async ({ idempotentEndpoint: e }) => {
     for (const key of ['x'.repeat(256), 'has space', '']) {
-      const response = await e.caller.post(e.path, e.body, keyed(key));
+      const response = await e.send(key);
       expect(response.status, `key ${JSON.stringify(key.slice(0, 20))}: ${describe(response)}`).toBe(400);
       expect(problemIssues(response)).toEqual([]);
     }
-    const longest = await e.caller.post(e.path, e.body, keyed(freshKey().padEnd(255, 'k')));
+    const longest = await e.send(freshKey().padEnd(255, 'k'));
     expect(succeeded(longest), describe(longest)).toBe(true);
   },
 );
@@ -185,15 +185,15 @@ test(
   req('IDEMPOTENCY-5XX-NOT-STORED', '@idempotency'),
   async ({ idempotentEndpoint: e, faultInjection: fault }) => {
     const key = freshKey();
-    const failed = await e.caller.post(e.path, e.body, keyed(key, { [fault.header]: '500' }));
+    const failed = await e.send(key, e.body, { [fault.header]: '500' });
     expect(failed.status, describe(failed)).toBe(500);
-    const retried = await e.caller.post(e.path, e.body, keyed(key));
+    const retried = await e.send(key);
     expect(succeeded(retried), `the retry after a 500 runs the work: ${describe(retried)}`).toBe(true);
     if (e.invalidBody === undefined) return;
     const badKey = freshKey();
-    const rejected = await e.caller.post(e.path, e.invalidBody, keyed(badKey));
+    const rejected = await e.send(badKey, e.invalidBody);
     await delay(0);
-    const again = await e.caller.post(e.path, e.invalidBody, keyed(badKey));
+    const again = await e.send(badKey, e.invalidBody);
     expect(rejected.status).toBe(422);
     expect(again.status).toBe(422);
     expect(again.json).toEqual(rejected.json);

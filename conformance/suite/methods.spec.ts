@@ -46,7 +46,7 @@ async function disallowedAnswers(target: Target): Promise<{ path: PathUnderTest;
 
 test('every method a path does not allow is a 405 problem', req('METHOD-NOT-ALLOWED-405', '@generic', '@smoke'), async ({ target }) => {
   const answers = await disallowedAnswers(target);
-  test.skip(answers.length === 0, 'every path of the profile allows every standard method');
+  test.skip(answers.length === 0, 'every path of the profile allows every standard method (collections[].methods, .itemMethods)');
   for (const { method, response } of answers) {
     expect(response.status, describe(response)).toBe(405);
     if (method !== 'HEAD') expect(problemIssues(response), describe(response)).toEqual([]);
@@ -55,7 +55,7 @@ test('every method a path does not allow is a 405 problem', req('METHOD-NOT-ALLO
 
 test('every 405 lists exactly the allowed methods in Allow', req('METHOD-ALLOW-HEADER', '@generic', '@smoke'), async ({ target }) => {
   const answers = await disallowedAnswers(target);
-  test.skip(answers.length === 0, 'every path of the profile allows every standard method');
+  test.skip(answers.length === 0, 'every path of the profile allows every standard method (collections[].methods, .itemMethods)');
   for (const { path, response } of answers.filter((a) => a.response.status === 405)) {
     expect(allowSet(response.headers.allow), describe(response)).toEqual([...path.allowed].sort());
   }
@@ -155,7 +155,7 @@ test('repeating a DELETE leaves the item gone', req('METHOD-DELETE-IDEMPOTENT', 
 test('a POST without a key creates a new resource each time', req('METHOD-POST-NOT-IDEMPOTENT', '@generic', '@smoke'), async ({ target }) => {
   const idem = target.profile.idempotency;
   const collection = target.creatable();
-  test.skip(!idem && !collection, 'the profile gives no body to POST');
+  test.skip(!idem && !collection, 'the profile gives no body to POST (idempotency, collections[].create)');
   const path = idem?.path ?? collection?.path ?? '';
   const sameBody = idem ? fillTemplate(idem.body) : undefined;
   const first = await target.client.post(path, sameBody ?? fillTemplate(collection?.create));

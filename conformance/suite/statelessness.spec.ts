@@ -18,7 +18,7 @@ test(
   async ({ instances }) => {
     const [a, b] = instances;
     const collections = a.profile.collections.filter((c) => c.create && c.methods.includes('POST') && c.itemPath);
-    test.skip(collections.length === 0, 'no collection of the profile has a create body and an item path');
+    test.skip(collections.length === 0, 'no collection of the profile has a create body and an item path (collections[].create, .itemPath)');
     for (const [from, to] of [[a, b], [b, a]] as const) {
       for (const collection of collections) {
         const created = await from.create(collection);

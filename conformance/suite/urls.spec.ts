@@ -22,7 +22,7 @@ test('collections are addressed by plural nouns', req('URL-COLLECTION-PLURAL', '
 
 test('an item lives at its collection path plus its id, and that is its Location', req('URL-ITEM-BY-ID', '@generic'), async ({ target }) => {
   const collections = target.collectionsWithItems().filter((c) => c.create && c.methods.includes('POST'));
-  test.skip(collections.length === 0, 'no collection of the profile has a create body and an item path');
+  test.skip(collections.length === 0, 'no collection of the profile has a create body and an item path (collections[].create, .itemPath)');
   for (const collection of collections) {
     const created = await target.create(collection);
     const id = (created.response.json as { id?: unknown }).id;
@@ -35,7 +35,7 @@ test('an item lives at its collection path plus its id, and that is its Location
 
 test('an item\'s URL returns that item', req('URL-RESOURCE-IDENTIFIED', '@generic'), async ({ target }) => {
   const collections = target.collectionsWithItems().filter((c) => c.create && c.methods.includes('POST') && c.itemMethods.includes('GET'));
-  test.skip(collections.length === 0, 'no collection of the profile has a create body and a readable item path');
+  test.skip(collections.length === 0, 'no collection of the profile has a create body and a readable item path (collections[].create, .itemMethods)');
   for (const collection of collections) {
     const created = await target.create(collection);
     expect(succeeded(created.response), describe(created.response)).toBe(true);
@@ -49,7 +49,7 @@ test('an item\'s URL returns that item', req('URL-RESOURCE-IDENTIFIED', '@generi
 test('representations sent to URLs are read back in the same shape', req('URL-UNIFORM-INTERFACE', '@generic'), async ({ target }) => {
   const collection = orSkip(
     target.collectionsWithItems().find((c) => c.create && c.methods.includes('POST')),
-    'no collection of the profile has a create body and an item path',
+    'no collection of the profile has a create body and an item path (collections[].create, .itemPath)',
   );
   const body = fillTemplate(collection.create ?? {});
   const created = await target.client.post(collection.path, body);

@@ -26,6 +26,8 @@ export interface IdempotentEndpoint {
   invalidBody?: unknown;
   /** The caller the check sends as (the counting caller, see fixtures.ts). */
   caller: Client;
+  /** POSTs `body` (default: `body` above) as the caller, with `Idempotency-Key: key` when a key is given, and any other `headers`. */
+  send(key?: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResponse>;
 }
 
 /** The profile's idempotent endpoint for `caller`, or undefined when the profile names none. */
@@ -34,13 +36,15 @@ export function idempotentEndpointOf(profile: TargetProfile, caller: Client): Id
   if (!idem) return undefined;
   const unique = uniqueValue();
   const invalid = profile.collections.find((c) => c.path === idem.path && c.invalid)?.invalid;
+  const body = fillTemplate(idem.body, unique);
   return {
     path: idem.path,
-    body: fillTemplate(idem.body, unique),
+    body,
     otherBody: fillTemplate(idem.otherBody, unique),
     collectionPath: idem.collectionPath ?? idem.path,
     ...(invalid ? { invalidBody: invalid.body } : {}),
     caller,
+    send: (key, sent = body, headers = {}) => caller.post(idem.path, sent, key === undefined ? { headers } : keyed(key, headers)),
   };
 }
 
@@ -89,7 +93,7 @@ export async function catchInFlight(e: IdempotentEndpoint, fault: { header: stri
   if (fault?.slowValue) return secondWhileSlow(e.caller, e.path, e.body, { header: fault.header, slowValue: fault.slowValue });
   for (let round = 0; round < 5; round += 1) {
     const key = freshKey();
-    const responses = await Promise.all(Array.from({ length: 20 }, () => e.caller.post(e.path, e.body, keyed(key))));
+    const responses = await Promise.all(Array.from({ length: 20 }, () => e.send(key)));
     const inFlight = responses.find((r) => r.status === 409);
     if (inFlight) return inFlight;
   }
