@@ -19,16 +19,17 @@ export function succeeded(response: HttpResponse): boolean {
   return response.status >= 200 && response.status < 300;
 }
 
+/** The pages read and the items of all of them. */
+export interface Pages {
+  pages: HttpResponse[];
+  items: Record<string, unknown>[];
+}
+
 /**
  * Every page of the collection at `path`, following `_links.next` (at most `maxPages`), and the
  * items of all of them. Stops at a page that is not a 200 collection.
  */
-export async function allPages(
-  target: Target,
-  client: Client,
-  path: string,
-  maxPages = 50,
-): Promise<{ pages: HttpResponse[]; items: Record<string, unknown>[] }> {
+export async function allPages(target: Target, client: Client, path: string, maxPages = 50): Promise<Pages> {
   const pages: HttpResponse[] = [];
   const items: Record<string, unknown>[] = [];
   let next: string | undefined = path;
