@@ -51,11 +51,12 @@ function versionOf(require: NodeJS.Require, name: string): string {
   }
 }
 
-async function openIoredis(url: string): Promise<ClientUnderTest> {
-  const client = new Redis(url, { maxRetriesPerRequest: 1 });
+/** ioredis as the store opens it (`autoPipelining`: commands of one event-loop turn in one write) or with its defaults. */
+async function openIoredis(url: string, autoPipelining: boolean): Promise<ClientUnderTest> {
+  const client = new Redis(url, { maxRetriesPerRequest: 1, enableAutoPipelining: autoPipelining });
   const require = createRequire(import.meta.url);
   return {
-    name: 'ioredis',
+    name: autoPipelining ? 'ioredis (auto-pipelining, as the store)' : 'ioredis',
     version: versionOf(require, 'ioredis'),
     script: (keys, args) => client.evalsha(TOKEN_BUCKET_THEN_GET.sha, keys.length, ...keys, ...args),
     get: (key) => client.get(key),
@@ -131,7 +132,8 @@ async function drive(operation: () => Promise<unknown>, seconds: number, concurr
 export async function clientsPhase(options: ClientsOptions): Promise<ClientResult[]> {
   const require = createRequire(join(options.clientsDir, 'package.json'));
   const openers: [string, () => Promise<ClientUnderTest>][] = [
-    ['ioredis', () => openIoredis(options.redisUrl)],
+    ['ioredis', () => openIoredis(options.redisUrl, false)],
+    ['ioredis (auto-pipelining, as the store)', () => openIoredis(options.redisUrl, true)],
     ['redis (node-redis)', () => openNodeRedis(options.redisUrl, require)],
     ['@valkey/valkey-glide', () => openGlide(options.redisUrl, require)],
   ];
