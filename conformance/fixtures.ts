@@ -6,7 +6,7 @@
  * target is imported only when needed, so a run against another target never loads the reference server.
  *
  * What a check needs and a profile may lack is a test fixture that skips the check itself, with a
- * reason naming the profile member to set (the report shows it): `creatableCollection`,
+ * reason naming the profile member to set (the report shows it): `creatableCollection`, `orders`,
  * `otherCaller`, `limitedCaller`, `idempotentEndpoint`, `faultInjection`, `instances`. A test body
  * never tests for them; a value a check derives from the profile in its own way goes through
  * `orSkip`. `countingCaller` is the caller whose collections a check may count, held exclusively
@@ -18,7 +18,9 @@ import { loadProfile } from './target/profile.ts';
 import type { ProfileCollection, ProfileRequest, TargetProfile } from './target/profile.ts';
 import { Target } from './support/target.ts';
 import type { Client } from './support/client.ts';
+import { NO_EXAMPLE_API } from './support/example-api.ts';
 import { idempotentEndpointOf, NO_IDEMPOTENT_ENDPOINT } from './support/idempotency.ts';
+import { Orders } from './support/orders.ts';
 import type { IdempotentEndpoint } from './support/idempotency.ts';
 import { acquireToken } from './support/token-lock.ts';
 import { tcpAnswers } from './support/tcp.ts';
@@ -47,6 +49,8 @@ interface TestFixtures {
   evidence: void;
   /** The first collection that allows POST and has a create body (`collections[].create`); skipped when none has. */
   creatableCollection: ProfileCollection & { create: Record<string, unknown> };
+  /** The example API's orders of the valid caller: the check is skipped unless the profile declares `features.exampleApi`. */
+  orders: Orders;
   /** A second caller, `tokens.other`: the check is skipped when the profile names none. */
   otherCaller: Client;
   /** The caller lacking a permission and the request it may not make, `tokens.limited`; skipped when absent. */
@@ -166,6 +170,10 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     const collection = target.creatable();
     if (collection === undefined) return testInfo.skip(true, 'no collection of the profile has a create body (collections[].create)');
     await use(collection);
+  },
+  orders: async ({ target }, use, testInfo) => {
+    if (!target.profile.features?.exampleApi) return testInfo.skip(true, NO_EXAMPLE_API);
+    await use(new Orders(target));
   },
   otherCaller: async ({ target }, use, testInfo) => {
     const token = target.profile.tokens.other;

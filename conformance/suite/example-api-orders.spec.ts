@@ -1,96 +1,65 @@
 /**
  * The example API's orders (document sections 2 and 3, D-ORDER-STATES, D-PATHS): states, the
  * `cancel` and `pay` links followed from the response (never built by the suite), 409 for an
- * illegal transition, and owner-only access.
+ * illegal transition, and owner-only access. Every check drives the `orders` fixture, which skips it
+ * unless the profile declares features.exampleApi.
  */
 import { test, expect } from '../fixtures.ts';
 import { req } from '../support/requirement.ts';
-import type { Client } from '../support/client.ts';
 import type { HttpResponse } from '../support/http.ts';
 import { follow, linkOf } from '../support/links.ts';
-import type { Link } from '../support/links.ts';
 import { describe, problemIssues } from '../support/problem.ts';
-import type { Target } from '../support/target.ts';
-import { allPages, itemsOf, succeeded } from '../support/collection.ts';
-import { NO_EXAMPLE_API, selfPath, userOrdersPath } from '../support/example-api.ts';
+import { allPages, itemsOf } from '../support/collection.ts';
+import { selfPath, userOrdersPath } from '../support/example-api.ts';
+import { mustLink, statusOf } from '../support/orders.ts';
+import type { Orders } from '../support/orders.ts';
 
-test.skip(({ profile }) => !profile.features?.exampleApi, NO_EXAMPLE_API);
-
-async function newOrder(target: Target, client: Client = target.client, total = 12.5): Promise<HttpResponse> {
-  const response = await client.post('/orders', { total, currency: 'eur' });
-  expect(succeeded(response), `the order is created: ${describe(response)}`).toBe(true);
-  return response;
-}
-
-function mustLink(response: HttpResponse, rel: string): Link {
-  const link = linkOf(response.json, rel);
-  expect(link, `the ${rel} link of ${describe(response)}`).toBeDefined();
-  return link as Link;
-}
-
-function statusOf(response: HttpResponse): unknown {
-  return (response.json as { status?: unknown } | undefined)?.status;
-}
-
-/** The order's status read back through its self link: an action's answer body is "not shown" (D-SUITE-TRUST). */
-async function statusNow(target: Target, order: HttpResponse, client: Client = target.client): Promise<unknown> {
-  return statusOf(await follow(target, client, mustLink(order, 'self')));
-}
-
-/** Follows an action link and asserts success (any 2xx: the action's status code is "not shown"). */
-async function act(target: Target, order: HttpResponse, rel: string, client: Client = target.client): Promise<HttpResponse> {
-  const response = await follow(target, client, mustLink(order, rel));
-  expect(succeeded(response), `${rel}: ${describe(response)}`).toBe(true);
-  return response;
-}
-
-test('an order has a number id, a string status, a number total and _links', req('ORDER-SHAPE', '@example-api'), async ({ target }) => {
-  const order = await newOrder(target);
+test('an order has a number id, a string status, a number total and _links', req('ORDER-SHAPE', '@example-api'), async ({ orders }) => {
+  const order = await orders.create();
   expect(order.json).toEqual(expect.objectContaining({ id: expect.any(Number), status: expect.any(String), total: 12.5, _links: expect.any(Object) }));
 });
 
-test('every order has a string status and a new order is pending', req('ORDER-STATUS-FIELD', '@example-api'), async ({ target }) => {
-  const order = await newOrder(target);
+test('every order has a string status and a new order is pending', req('ORDER-STATUS-FIELD', '@example-api'), async ({ target, orders }) => {
+  const order = await orders.create();
   expect(statusOf(order)).toBe('pending');
   const list = await target.client.get('/orders');
   for (const item of itemsOf(list.json) ?? []) expect(typeof item.status, describe(list)).toBe('string');
 });
 
-test('orders move pending → paid or pending → cancelled and stay there', req('ORDER-STATES', '@example-api'), async ({ target }) => {
-  const a = await newOrder(target);
-  await act(target, a, 'pay');
-  expect(await statusNow(target, a)).toBe('paid');
-  const b = await newOrder(target);
-  await act(target, b, 'cancel');
-  expect(await statusNow(target, b)).toBe('cancelled');
+test('orders move pending → paid or pending → cancelled and stay there', req('ORDER-STATES', '@example-api'), async ({ orders }) => {
+  const a = await orders.create();
+  await orders.act(a, 'pay');
+  expect(await orders.statusNow(a)).toBe('paid');
+  const b = await orders.create();
+  await orders.act(b, 'cancel');
+  expect(await orders.statusNow(b)).toBe('cancelled');
   for (const [order, final] of [[a, 'paid'], [b, 'cancelled']] as const) {
-    await follow(target, target.client, mustLink(order, 'cancel'));
-    await follow(target, target.client, mustLink(order, 'pay'));
-    const read = await follow(target, target.client, mustLink(order, 'self'));
-    expect(statusOf(read), `a ${final} order is final`).toBe(final);
+    await orders.follow(order, 'cancel');
+    await orders.follow(order, 'pay');
+    expect(await orders.statusNow(order), `a ${final} order is final`).toBe(final);
   }
 });
 
-test('a pending order offers cancel and pay links', req('LINKS-ORDER-ACTIONS', '@example-api'), async ({ target }) => {
-  const order = await newOrder(target);
+test('a pending order offers cancel and pay links', req('LINKS-ORDER-ACTIONS', '@example-api'), async ({ orders }) => {
+  const order = await orders.create();
   mustLink(order, 'cancel');
   mustLink(order, 'pay');
-  const read = await follow(target, target.client, mustLink(order, 'self'));
+  const read = await orders.read(order);
   mustLink(read, 'cancel');
   mustLink(read, 'pay');
 });
 
-test('the action links name their method, POST', req('LINKS-ACTION-METHOD', '@example-api'), async ({ target }) => {
-  const order = await newOrder(target);
+test('the action links name their method, POST', req('LINKS-ACTION-METHOD', '@example-api'), async ({ orders }) => {
+  const order = await orders.create();
   expect(mustLink(order, 'cancel').method).toBe('POST');
   expect(mustLink(order, 'pay').method).toBe('POST');
 });
 
-test('cancel and pay are offered only while the order is pending', req('LINKS-ONLY-LEGAL-TRANSITIONS', '@example-api'), async ({ target }) => {
+test('cancel and pay are offered only while the order is pending', req('LINKS-ONLY-LEGAL-TRANSITIONS', '@example-api'), async ({ orders }) => {
   for (const action of ['pay', 'cancel']) {
-    const order = await newOrder(target);
-    const after = await act(target, order, action);
-    const read = await follow(target, target.client, mustLink(order, 'self'));
+    const order = await orders.create();
+    const after = await orders.act(order, action);
+    const read = await orders.read(order);
     // The action's answer is checked only when it is the order (its body is "not shown"); the read always.
     for (const response of linkOf(after.json, 'self') ? [after, read] : [read]) {
       expect(linkOf(response.json, 'cancel'), `no cancel after ${action}: ${describe(response)}`).toBeUndefined();
@@ -103,40 +72,41 @@ test('cancel and pay are offered only while the order is pending', req('LINKS-ON
 test(
   'following an action link with its method and no body performs the transition',
   req('LINKS-ACTIONS-WORK', '@example-api', '@smoke'),
-  async ({ target }) => {
+  async ({ orders }) => {
     for (const [action, status] of [['cancel', 'cancelled'], ['pay', 'paid']] as const) {
-      const order = await newOrder(target);
-      await act(target, order, action);
-      expect(await statusNow(target, order)).toBe(status);
+      const order = await orders.create();
+      await orders.act(order, action);
+      expect(await orders.statusNow(order)).toBe(status);
     }
   },
 );
 
-test('the cancel link of a pending order cancels it', req('ORDER-CANCEL-TRANSITION', '@example-api'), async ({ target }) => {
-  const order = await newOrder(target);
-  await act(target, order, 'cancel');
-  expect(await statusNow(target, order), 'the order is now cancelled').toBe('cancelled');
+test('the cancel link of a pending order cancels it', req('ORDER-CANCEL-TRANSITION', '@example-api'), async ({ orders }) => {
+  const order = await orders.create();
+  await orders.act(order, 'cancel');
+  expect(await orders.statusNow(order), 'the order is now cancelled').toBe('cancelled');
 });
 
-test('the cancel action answers 200 with the order', req('ENDPOINT-ORDER-CANCEL', '@example-api'), async ({ target }) => {
-  const order = await newOrder(target);
-  await act(target, order, 'cancel');
-  expect(await statusNow(target, order)).toBe('cancelled');
+test('the cancel action answers 200 with the order', req('ENDPOINT-ORDER-CANCEL', '@example-api'), async ({ orders }) => {
+  const order = await orders.create();
+  await orders.act(order, 'cancel');
+  expect(await orders.statusNow(order)).toBe('cancelled');
 });
 
 test(
   'the pay link of a pending order pays it and creates one payment of its total and its transfer',
   req('ORDER-PAY-TRANSITION', '@example-api'),
-  async ({ target, profile, countingCaller: caller }) => {
+  async ({ target, profile, orders, countingCaller: caller }) => {
     // Compared as sets of the caller's own items, every page by the server's next links (D-SUITE-TRUST).
     const listed = async (path: string): Promise<Map<string, Record<string, unknown>>> =>
       new Map((await allPages(target, caller, path)).items.map((item) => [selfPath(target, item, path), item]));
     const hasTransfers = profile.collections.some((c) => c.path === '/transfers' && c.methods.includes('GET'));
     const payments = await listed('/payments');
     const transfers = hasTransfers ? await listed('/transfers') : undefined;
-    const order = await newOrder(target, caller, 19.99);
-    await act(target, order, 'pay', caller);
-    expect(await statusNow(target, order, caller)).toBe('paid');
+    const callers = orders.as(caller);
+    const order = await callers.create(19.99);
+    await callers.act(order, 'pay');
+    expect(await callers.statusNow(order)).toBe('paid');
     // Only this order's total counts: holding the counting caller keeps the idempotency checks out, not every writer.
     const newPayments = [...(await listed('/payments')).entries()]
       .filter(([path, item]) => !payments.has(path) && item.amount === 1999)
@@ -149,41 +119,38 @@ test(
   },
 );
 
-test('the pay action answers 200 with the order', req('ENDPOINT-ORDER-PAYMENT', '@example-api'), async ({ target }) => {
-  const order = await newOrder(target);
-  await act(target, order, 'pay');
-  expect(await statusNow(target, order)).toBe('paid');
+test('the pay action answers 200 with the order', req('ENDPOINT-ORDER-PAYMENT', '@example-api'), async ({ orders }) => {
+  const order = await orders.create();
+  await orders.act(order, 'pay');
+  expect(await orders.statusNow(order)).toBe('paid');
 });
 
-async function illegal(target: Target): Promise<{ order: HttpResponse; responses: HttpResponse[] }> {
-  const order = await newOrder(target);
-  const cancel = mustLink(order, 'cancel');
-  const pay = mustLink(order, 'pay');
-  const paid = await follow(target, target.client, pay);
-  expect(succeeded(paid), describe(paid)).toBe(true);
-  return { order, responses: [await follow(target, target.client, cancel), await follow(target, target.client, pay)] };
+/** A paid order, and the answers to following its cancel and pay links once more. */
+async function illegal(orders: Orders): Promise<{ order: HttpResponse; responses: HttpResponse[] }> {
+  const order = await orders.create();
+  await orders.act(order, 'pay');
+  return { order, responses: [await orders.follow(order, 'cancel'), await orders.follow(order, 'pay')] };
 }
 
 test(
   'cancelling or paying an order that is no longer pending is a 409 and changes nothing',
   req('ORDER-ILLEGAL-TRANSITION-409', '@example-api', '@smoke'),
-  async ({ target }) => {
-    const { order, responses } = await illegal(target);
+  async ({ orders }) => {
+    const { order, responses } = await illegal(orders);
     for (const response of responses) {
       expect(response.status, describe(response)).toBe(409);
       expect(problemIssues(response)).toEqual([]);
     }
-    expect(statusOf(await follow(target, target.client, mustLink(order, 'self')))).toBe('paid');
-    const cancelledOrder = await newOrder(target);
-    const pay = mustLink(cancelledOrder, 'pay');
-    await follow(target, target.client, mustLink(cancelledOrder, 'cancel'));
-    expect((await follow(target, target.client, pay)).status).toBe(409);
-    expect(statusOf(await follow(target, target.client, mustLink(cancelledOrder, 'self')))).toBe('cancelled');
+    expect(await orders.statusNow(order)).toBe('paid');
+    const cancelled = await orders.create();
+    await orders.follow(cancelled, 'cancel');
+    expect((await orders.follow(cancelled, 'pay')).status).toBe(409);
+    expect(await orders.statusNow(cancelled)).toBe('cancelled');
   },
 );
 
-test('a request conflicting with the current state is a 409 problem', req('STATUS-409-CONFLICT', '@example-api'), async ({ target }) => {
-  const { responses } = await illegal(target);
+test('a request conflicting with the current state is a 409 problem', req('STATUS-409-CONFLICT', '@example-api'), async ({ orders }) => {
+  const { responses } = await illegal(orders);
   for (const response of responses) {
     expect(response.status, describe(response)).toBe(409);
     expect(problemIssues(response)).toEqual([]);
@@ -193,49 +160,53 @@ test('a request conflicting with the current state is a 409 problem', req('STATU
 test(
   'the 409 of an illegal transition names the current status and the transition',
   req('ORDER-TRANSITION-PROBLEM-MEMBERS', '@example-api'),
-  async ({ target }) => {
-    const { responses } = await illegal(target);
+  async ({ orders }) => {
+    const { responses } = await illegal(orders);
     const [cancel, pay] = responses as [HttpResponse, HttpResponse];
     expect(cancel.json).toEqual(expect.objectContaining({ type: expect.stringMatching(/\/illegal-transition$/), currentStatus: 'paid', transition: 'cancel' }));
     expect(pay.json).toEqual(expect.objectContaining({ currentStatus: 'paid', transition: 'pay' }));
   },
 );
 
-test('order actions accept an empty body without Content-Type and {}', req('ACTION-EMPTY-BODY', '@example-api'), async ({ target }) => {
-  const a = await newOrder(target);
+test('order actions accept an empty body without Content-Type and {}', req('ACTION-EMPTY-BODY', '@example-api'), async ({ target, orders }) => {
+  const a = await orders.create();
   const empty = await target.client.request('POST', target.pathOf(mustLink(a, 'cancel').href));
   expect(empty.status, describe(empty)).toBe(200);
-  const b = await newOrder(target);
+  const b = await orders.create();
   const object = await target.client.post(target.pathOf(mustLink(b, 'cancel').href), {});
   expect(object.status, describe(object)).toBe(200);
 });
 
-test('order actions are sub-resources of the order', req('URL-ACTION-SUBRESOURCE', '@example-api'), async ({ target }) => {
-  const order = await newOrder(target);
+test('order actions are sub-resources of the order', req('URL-ACTION-SUBRESOURCE', '@example-api'), async ({ target, orders }) => {
+  const order = await orders.create();
   const self = target.pathOf(mustLink(order, 'self').href);
   const actions = ['cancel', 'pay'].map((rel) => target.pathOf(mustLink(order, rel).href));
   test.skip(!actions.every((a) => a.startsWith(`${self}/`)), 'feature not implemented (MAY): the actions live elsewhere');
   for (const action of actions) expect(action.slice(self.length + 1)).toMatch(/^[a-z-]+$/);
 });
 
-test('another caller\'s order, its actions and payments are invisible', req('AUTH-OWNER-ONLY', '@example-api'), async ({ target, otherCaller: stranger }) => {
-  const order = await newOrder(target);
-  const self = mustLink(order, 'self');
-  expect((await follow(target, stranger, self)).status).toBe(404);
-  expect((await follow(target, stranger, mustLink(order, 'cancel'))).status).toBe(404);
-  expect(statusOf(await follow(target, target.client, self)), 'the stranger changed nothing').toBe('pending');
-  const paid = await follow(target, target.client, mustLink(order, 'pay'));
-  const payment = linkOf(paid.json, 'payment');
-  if (payment) expect((await follow(target, stranger, payment)).status).toBe(404);
-  const ordersPath = await userOrdersPath(target);
-  if (ordersPath) expect((await stranger.get(ordersPath)).status, 'another user\'s orders').toBe(404);
-  const visible = (await allPages(target, stranger, '/orders')).items.map((i) => selfPath(target, i, '/orders'));
-  expect(visible).not.toContain(target.pathOf(self.href));
-});
+test(
+  'another caller\'s order, its actions and payments are invisible',
+  req('AUTH-OWNER-ONLY', '@example-api'),
+  async ({ target, orders, otherCaller: stranger }) => {
+    const order = await orders.create();
+    const theirs = orders.as(stranger);
+    expect((await theirs.read(order)).status).toBe(404);
+    expect((await theirs.follow(order, 'cancel')).status).toBe(404);
+    expect(await orders.statusNow(order), 'the stranger changed nothing').toBe('pending');
+    const paid = await orders.follow(order, 'pay');
+    const payment = linkOf(paid.json, 'payment');
+    if (payment) expect((await follow(target, stranger, payment)).status).toBe(404);
+    const ordersPath = await userOrdersPath(target);
+    if (ordersPath) expect((await stranger.get(ordersPath)).status, 'another user\'s orders').toBe(404);
+    const visible = (await allPages(target, stranger, '/orders')).items.map((i) => selfPath(target, i, '/orders'));
+    expect(visible).not.toContain(target.pathOf(mustLink(order, 'self').href));
+  },
+);
 
-test('another caller\'s order is a 404 exactly like an unknown id', req('AUTH-OTHERS-404', '@example-api'), async ({ target, otherCaller: stranger }) => {
-  const order = await newOrder(target);
-  const hidden = await follow(target, stranger, mustLink(order, 'self'));
+test('another caller\'s order is a 404 exactly like an unknown id', req('AUTH-OTHERS-404', '@example-api'), async ({ orders, otherCaller: stranger }) => {
+  const order = await orders.create();
+  const hidden = await orders.as(stranger).read(order);
   const unknown = await stranger.get('/orders/999999999999');
   expect(hidden.status).toBe(404);
   const strip = (r: HttpResponse): unknown => ({ ...(r.json as object), instance: undefined });
