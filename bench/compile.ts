@@ -16,9 +16,17 @@ import { PACKAGE_ROOT } from '../spec/package-files.ts';
 
 const run = promisify(execFile);
 
+/** Where the compiled servers live: the same tree as the repository, below this folder. */
+export const COMPILED_DIR = join(PACKAGE_ROOT, 'node_modules', '.cache', 'hac-bench');
+
+/** The repository path of a file, for a path into the compiled tree (profile frames name their source). */
+export function sourcePathOf(path: string): string {
+  return path.startsWith(`${COMPILED_DIR}/`) ? join(PACKAGE_ROOT, path.slice(COMPILED_DIR.length + 1)) : path;
+}
+
 /** Compiles the server entry; resolves with the path of the compiled bench/serve-target.js. */
 export async function compileServers(): Promise<string> {
-  const outDir = join(PACKAGE_ROOT, 'node_modules', '.cache', 'hac-bench');
+  const outDir = COMPILED_DIR;
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   const config = join(outDir, 'tsconfig.json');

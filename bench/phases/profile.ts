@@ -3,6 +3,7 @@
  * load on one route, reduced to the top self-time frames and the share per code area, counting
  * only the samples taken while the measured load ran (after a warm-up; not start-up).
  */
+import { sourcePathOf } from '../compile.ts';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -45,7 +46,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export function areaOf(url: string, functionName: string): string {
   if (url === '') return functionName.startsWith('(') ? functionName : '(native)';
   if (url.startsWith('node:')) return 'node internals';
-  const path = url.startsWith('file://') ? fileURLToPath(url) : url;
+  const path = sourcePathOf(url.startsWith('file://') ? fileURLToPath(url) : url);
   const inModules = path.lastIndexOf('node_modules/');
   if (inModules >= 0) {
     const rest = path.slice(inModules + 'node_modules/'.length).split('/');
@@ -123,7 +124,7 @@ export function summarizeProfile(
 }
 
 function relativeUrl(url: string): string {
-  const path = url.startsWith('file://') ? fileURLToPath(url) : url;
+  const path = sourcePathOf(url.startsWith('file://') ? fileURLToPath(url) : url);
   const inModules = path.lastIndexOf('node_modules/');
   if (inModules >= 0) return path.slice(inModules + 'node_modules/'.length);
   return relative(ROOT, path);
