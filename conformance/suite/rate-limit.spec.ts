@@ -20,13 +20,16 @@ const leakyDeclared = 'the profile declares rateLimit.algorithm "leaky-bucket": 
 /** Capacity + 5 requests at once on the caller's full bucket, judged by fullBurst (skipped when the capacity is too large to burst). */
 async function burstOnFullBucket(bucket: Bucket, policy: Policy): Promise<Awaited<ReturnType<typeof fullBurst>>> {
   test.skip(policy.capacity > 1000, `a capacity of ${policy.capacity} is too large to burst in a test`);
-  return fullBurst(policy, () => bucket.waitFull(), () => bucket.burst(policy.capacity + 5));
+  return fullBurst(policy, () => bucket.waitFull(policy), () => bucket.burst(policy.capacity + 5));
 }
 
 /** How a burst was judged, for the failure messages. */
 function judgement(judged: Admissions & { responses: HttpResponse[] }, where = ''): string {
   return `admitted ${judged.admitted} of ${judged.responses.length}${where} in ${judged.window.toFixed(2)} s (allowed ${judged.low}…${judged.high})`;
 }
+
+// The headers, and the bucket over time: RateLimit-Reset and the refill rate come true. (The longest
+// checks, each a few seconds of waiting: first in the file, so the run starts them first.)
 
 test('every response of a limited route carries the three RateLimit headers', req('RATE-LIMIT-HEADERS-EVERY-RESPONSE', '@rate-limit'), async ({ target }) => {
   const responses = (await provokeAll(target)).map((r) => r.response);
@@ -37,7 +40,50 @@ test('every response of a limited route carries the three RateLimit headers', re
   }
 });
 
-// What a full bucket admits, and what each request costs. These checks start from a full bucket.
+test(
+  'RateLimit-Reset is delta-seconds consistent with the refill, and the bucket is full after it',
+  req('RATE-LIMIT-HEADER-RESET', '@rate-limit'),
+  async ({ bucket, policy }) => {
+    const rejected = await bucket.rejected(policy.capacity);
+    const { reset, limit } = rateHeaders(rejected);
+    expect(Number.isInteger(reset), `RateLimit-Reset is an integer: ${describe(rejected)}`).toBe(true);
+    // An empty bucket refills in capacity / rate seconds: Reset is that, rounded up (+1 s of slack), and at
+    // least 90 % of it (50 % when the rate is estimated from the headers).
+    const full = policy.capacity / policy.refillPerSecond;
+    expect(reset ?? Number.NaN, `an empty bucket refills in about ${full} s, not a timestamp`).toBeLessThanOrEqual(Math.ceil(full) + 1);
+    expect(reset ?? Number.NaN).toBeGreaterThanOrEqual(Math.floor(full * (policy.estimated ? 0.5 : 0.9)));
+    test.skip((reset ?? 0) > 30, 'the bucket takes longer than 30 s to refill');
+    // 50 ms after the announced moment: timer slack, and the probe must arrive after it.
+    await delay(rejected.receivedAt + (reset ?? 0) * 1000 + 50 - performance.now());
+    const next = await bucket.probe();
+    expect(next.status, describe(next)).not.toBe(429);
+    expect(rateHeaders(next).remaining, `after RateLimit-Reset seconds the bucket is full again: ${describe(next)}`).toBe((limit ?? 0) - 1);
+  },
+);
+
+test('after a burst, requests are admitted at the steady refill rate', req('RATE-LIMIT-REFILL-RATE', '@rate-limit'), async ({ bucket, policy }) => {
+  const window = Math.min(2.5, (policy.capacity * 0.6) / policy.refillPerSecond);
+  test.skip(policy.refillPerSecond * window < 3, 'the refill is too slow to measure within 2.5 seconds');
+  const rejected = await bucket.rejected(policy.capacity);
+  await delay(rejected.receivedAt + window * 1000 - performance.now());
+  const burstStart = performance.now();
+  const responses = await Promise.all(Array.from({ length: policy.capacity }, () => bucket.probe()));
+  const burstEnd = Math.max(...decidedBy(responses));
+  const rate = policy.refillPerSecond;
+  // The rate may be off by 15 % (35 % when estimated from the headers); ±1 for the whole-token edges.
+  const tolerance = policy.estimated ? 0.35 : 0.15;
+  const low = Math.floor(rate * ((burstStart - rejected.receivedAt) / 1000) * (1 - tolerance)) - 1;
+  const high = Math.ceil(1 + rate * ((burstEnd - rejected.sentAt) / 1000) * (1 + tolerance));
+  const got = admitted(responses);
+  const waited = (burstStart - rejected.receivedAt) / 1000;
+  expect(got).toBeLessThanOrEqual(high);
+  // A machine that stalled past the full refill leaves nothing to measure: the bucket was full again.
+  const late = `inconclusive: the burst started ${waited.toFixed(2)} s after the 429 instead of ${window} s, when the bucket was full again (admitted ${got})`;
+  test.skip(low >= policy.capacity, late);
+  expect(got, `admitted after ${waited.toFixed(2)} s at ${rate}/s (expected ${low}…${high})`).toBeGreaterThanOrEqual(Math.max(low, 1));
+});
+
+// What a full bucket admits, and what each request costs.
 
 test(
   'a full bucket admits a burst of RateLimit-Limit requests, then answers 429',
@@ -81,7 +127,7 @@ test(
 );
 
 test('each admitted request lowers RateLimit-Remaining by one', req('RATE-LIMIT-ONE-TOKEN-PER-REQUEST', '@rate-limit'), async ({ bucket, policy }) => {
-  await bucket.waitFull();
+  await bucket.waitFull(policy);
   const responses: HttpResponse[] = [];
   for (let i = 0; i < Math.min(Math.ceil(policy.capacity / 2), 30); i += 1) responses.push(await bucket.probe());
   const first = responses[0] as HttpResponse;
@@ -107,7 +153,7 @@ test('unknown paths and errors count against the caller too', req('RATE-LIMIT-EV
   test.skip(policy.refillPerSecond > 50, 'the refill is too fast to see single requests in RateLimit-Remaining');
   let start = await bucket.probe();
   if ((rateHeaders(start).remaining ?? 0) < 6) {
-    await bucket.waitFull();
+    await bucket.waitFull(policy);
     start = await bucket.probe();
   }
   const first = profile.collections[0];
@@ -136,7 +182,7 @@ test(
     test.skip(policy.capacity > 1000, `a capacity of ${policy.capacity} is too large to burst in a test`);
     const total = policy.capacity * 2;
     const spread = (): Promise<HttpResponse[]> => Promise.all(Array.from({ length: total }, (_, i) => (buckets[i % buckets.length] as Bucket).probe()));
-    const judged = await fullBurst(policy, () => first.waitFull(), spread);
+    const judged = await fullBurst(policy, () => first.waitFull(policy), spread);
     const what = judgement(judged, ` across ${buckets.length} instances`);
     expect(judged.admitted, what).toBeGreaterThanOrEqual(Math.min(judged.low, policy.capacity));
     expect(judged.admitted, what).toBeLessThanOrEqual(judged.high);
@@ -144,7 +190,7 @@ test(
   },
 );
 
-// The answer over the limit.
+// The answer over the limit, and the retry it announces.
 
 test(
   'a request over the limit is a 429 and is not processed',
@@ -215,6 +261,27 @@ test('a 429 carries Retry-After in delta-seconds, at least 1', req('RATE-LIMIT-R
 });
 
 test(
+  'a request sent Retry-After seconds after a 429 is admitted',
+  req('RATE-LIMIT-RETRY-AFTER-HONEST', '@rate-limit', '@smoke'),
+  async ({ profile, bucket, policy }) => {
+    // A Retry-After of at least the time one token takes is honest by construction and one round shows
+    // it. A shorter one is only disproved when the retry lands before the next token, which a slow
+    // machine can miss, so it gets up to three rounds (each from a fresh exhaustion). The retry goes
+    // 20 ms after the announced time: the header has whole seconds, the margin covers timer slack.
+    const oneToken = Math.ceil(1 / policy.refillPerSecond);
+    for (let round = 1; round <= 3; round += 1) {
+      const rejected = await bucket.rejected(profile.rateLimit?.capacity);
+      const { retryAfter } = rateHeaders(rejected);
+      expect(Number.isInteger(retryAfter), describe(rejected)).toBe(true);
+      await delay(rejected.receivedAt + (retryAfter ?? 0) * 1000 + 20 - performance.now());
+      const next = await bucket.probe();
+      expect(next.status, `round ${round}, after waiting Retry-After ${retryAfter} s: ${describe(next)}`).not.toBe(429);
+      if ((retryAfter ?? 0) >= oneToken) break;
+    }
+  },
+);
+
+test(
   'the 429 problem is typed rate-limited and repeats limit and retryAfter',
   req('RATE-LIMIT-PROBLEM-MEMBERS', '@rate-limit'),
   async ({ profile, bucket }) => {
@@ -263,71 +330,5 @@ test(
     const anonymous = await bucket.probe(target.anonymous.raw());
     expect(anonymous.status, describe(anonymous)).not.toBe(429);
     expect(rateHeaders(anonymous).remaining ?? 0, 'the address has its own bucket').toBeGreaterThan(0);
-  },
-);
-
-// Over time: what the 429 and the headers announce comes true.
-
-test(
-  'a request sent Retry-After seconds after a 429 is admitted',
-  req('RATE-LIMIT-RETRY-AFTER-HONEST', '@rate-limit', '@smoke'),
-  async ({ profile, bucket, policy }) => {
-    // A Retry-After of at least the time one token takes is honest by construction and one round shows
-    // it. A shorter one is only disproved when the retry lands before the next token, which a slow
-    // machine can miss, so it gets up to three rounds (each from a fresh exhaustion). The retry goes
-    // 20 ms after the announced time: the header has whole seconds, the margin covers timer slack.
-    const oneToken = Math.ceil(1 / policy.refillPerSecond);
-    for (let round = 1; round <= 3; round += 1) {
-      const rejected = await bucket.rejected(profile.rateLimit?.capacity);
-      const { retryAfter } = rateHeaders(rejected);
-      expect(Number.isInteger(retryAfter), describe(rejected)).toBe(true);
-      await delay(rejected.receivedAt + (retryAfter ?? 0) * 1000 + 20 - performance.now());
-      const next = await bucket.probe();
-      expect(next.status, `round ${round}, after waiting Retry-After ${retryAfter} s: ${describe(next)}`).not.toBe(429);
-      if ((retryAfter ?? 0) >= oneToken) break;
-    }
-  },
-);
-
-test('after a burst, requests are admitted at the steady refill rate', req('RATE-LIMIT-REFILL-RATE', '@rate-limit'), async ({ bucket, policy }) => {
-  const window = Math.min(2.5, (policy.capacity * 0.6) / policy.refillPerSecond);
-  test.skip(policy.refillPerSecond * window < 3, 'the refill is too slow to measure within 2.5 seconds');
-  const rejected = await bucket.rejected(policy.capacity);
-  await delay(rejected.receivedAt + window * 1000 - performance.now());
-  const burstStart = performance.now();
-  const responses = await Promise.all(Array.from({ length: policy.capacity }, () => bucket.probe()));
-  const burstEnd = Math.max(...decidedBy(responses));
-  const rate = policy.refillPerSecond;
-  // The rate may be off by 15 % (35 % when estimated from the headers); ±1 for the whole-token edges.
-  const tolerance = policy.estimated ? 0.35 : 0.15;
-  const low = Math.floor(rate * ((burstStart - rejected.receivedAt) / 1000) * (1 - tolerance)) - 1;
-  const high = Math.ceil(1 + rate * ((burstEnd - rejected.sentAt) / 1000) * (1 + tolerance));
-  const got = admitted(responses);
-  const waited = (burstStart - rejected.receivedAt) / 1000;
-  expect(got).toBeLessThanOrEqual(high);
-  // A machine that stalled past the full refill leaves nothing to measure: the bucket was full again.
-  const late = `inconclusive: the burst started ${waited.toFixed(2)} s after the 429 instead of ${window} s, when the bucket was full again (admitted ${got})`;
-  test.skip(low >= policy.capacity, late);
-  expect(got, `admitted after ${waited.toFixed(2)} s at ${rate}/s (expected ${low}…${high})`).toBeGreaterThanOrEqual(Math.max(low, 1));
-});
-
-test(
-  'RateLimit-Reset is delta-seconds consistent with the refill, and the bucket is full after it',
-  req('RATE-LIMIT-HEADER-RESET', '@rate-limit'),
-  async ({ bucket, policy }) => {
-    const rejected = await bucket.rejected(policy.capacity);
-    const { reset, limit } = rateHeaders(rejected);
-    expect(Number.isInteger(reset), `RateLimit-Reset is an integer: ${describe(rejected)}`).toBe(true);
-    // An empty bucket refills in capacity / rate seconds: Reset is that, rounded up (+1 s of slack), and at
-    // least 90 % of it (50 % when the rate is estimated from the headers).
-    const full = policy.capacity / policy.refillPerSecond;
-    expect(reset ?? Number.NaN, `an empty bucket refills in about ${full} s, not a timestamp`).toBeLessThanOrEqual(Math.ceil(full) + 1);
-    expect(reset ?? Number.NaN).toBeGreaterThanOrEqual(Math.floor(full * (policy.estimated ? 0.5 : 0.9)));
-    test.skip((reset ?? 0) > 30, 'the bucket takes longer than 30 s to refill');
-    // 50 ms after the announced moment: timer slack, and the probe must arrive after it.
-    await delay(rejected.receivedAt + (reset ?? 0) * 1000 + 50 - performance.now());
-    const next = await bucket.probe();
-    expect(next.status, describe(next)).not.toBe(429);
-    expect(rateHeaders(next).remaining, `after RateLimit-Reset seconds the bucket is full again: ${describe(next)}`).toBe((limit ?? 0) - 1);
   },
 );
