@@ -55,10 +55,10 @@ export async function startServer({ config, stores: given, logError, wrapApp }: 
   server.on('connect', connectHandler(deps));
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   let stopping = false;
+  // While stopping, an answer closes its connection. (No per-request listener otherwise: one closure and
+  // one `once` wrapper on every response was a measurable share of a 404's CPU.)
   server.on('request', (_req, res) => {
-    res.once('finish', () => {
-      if (stopping) setImmediate(() => server.closeIdleConnections());
-    });
+    if (stopping) res.shouldKeepAlive = false;
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -76,10 +76,12 @@ export async function startServer({ config, stores: given, logError, wrapApp }: 
     close() {
       closing ??= (async () => {
         stopping = true;
+        // A request in flight leaves its keep-alive connection idle when it is answered: close those as they appear.
+        const sweep = setInterval(() => server.closeIdleConnections(), 20);
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
-        });
+        }).finally(() => clearInterval(sweep));
         if (ownsStores) await stores.close();
       })();
       return closing;
