@@ -20,7 +20,7 @@ const leakyDeclared = 'the profile declares rateLimit.algorithm "leaky-bucket": 
 /** Capacity + 5 requests at once on the caller's full bucket, judged by fullBurst (skipped when the capacity is too large to burst). */
 async function burstOnFullBucket(bucket: Bucket, policy: Policy): Promise<Awaited<ReturnType<typeof fullBurst>>> {
   test.skip(policy.capacity > 1000, `a capacity of ${policy.capacity} is too large to burst in a test`);
-  return fullBurst(policy, () => bucket.waitFull(policy), () => bucket.burst(policy.capacity + 5));
+  return fullBurst(policy, () => bucket.waitFull(), () => bucket.burst(policy.capacity + 5));
 }
 
 /** How a burst was judged, for the failure messages. */
@@ -127,7 +127,7 @@ test(
 );
 
 test('each admitted request lowers RateLimit-Remaining by one', req('RATE-LIMIT-ONE-TOKEN-PER-REQUEST', '@rate-limit'), async ({ bucket, policy }) => {
-  await bucket.waitFull(policy);
+  await bucket.waitFull();
   const responses: HttpResponse[] = [];
   for (let i = 0; i < Math.min(Math.ceil(policy.capacity / 2), 30); i += 1) responses.push(await bucket.probe());
   const first = responses[0] as HttpResponse;
@@ -153,7 +153,7 @@ test('unknown paths and errors count against the caller too', req('RATE-LIMIT-EV
   test.skip(policy.refillPerSecond > 50, 'the refill is too fast to see single requests in RateLimit-Remaining');
   let start = await bucket.probe();
   if ((rateHeaders(start).remaining ?? 0) < 6) {
-    await bucket.waitFull(policy);
+    await bucket.waitFull();
     start = await bucket.probe();
   }
   const first = profile.collections[0];
@@ -182,7 +182,7 @@ test(
     test.skip(policy.capacity > 1000, `a capacity of ${policy.capacity} is too large to burst in a test`);
     const total = policy.capacity * 2;
     const spread = (): Promise<HttpResponse[]> => Promise.all(Array.from({ length: total }, (_, i) => (buckets[i % buckets.length] as Bucket).probe()));
-    const judged = await fullBurst(policy, () => first.waitFull(policy), spread);
+    const judged = await fullBurst(policy, () => first.waitFull(), spread);
     const what = judgement(judged, ` across ${buckets.length} instances`);
     expect(judged.admitted, what).toBeGreaterThanOrEqual(Math.min(judged.low, policy.capacity));
     expect(judged.admitted, what).toBeLessThanOrEqual(judged.high);

@@ -104,20 +104,17 @@ export class Bucket {
 
   /**
    * Waits until the bucket is full: one probe, then the RateLimit-Reset it announces (D-RATE-LIMIT:
-   * seconds until the bucket is full again, rounded up). Given the policy from the profile, the wait
-   * ends as soon as the probe's own headers prove the bucket full at that rate (`announcedTokens`:
-   * Remaining 9 of 10 at 2/s is full after 0.5 s, where Reset says 1 s). Returns the probe.
+   * seconds until the bucket is full again, rounded up). Returns the probe. Only Reset is trusted
+   * here: the probe's RateLimit-Remaining would end the wait sooner (Remaining 9 of 10 at 2/s is full
+   * after 0.5 s), but it is what RATE-LIMIT-ONE-TOKEN-PER-REQUEST checks, and a server whose Remaining
+   * counts one too many (fixtures/broken/rate-limit-remaining-before-take.ts) would then pass it.
    */
-  async waitFull(policy?: Pick<Policy, 'capacity' | 'refillPerSecond' | 'estimated'>, maxSeconds = 30): Promise<HttpResponse> {
+  async waitFull(maxSeconds = 30): Promise<HttpResponse> {
     const response = await this.probe();
     const { reset, retryAfter } = rateHeaders(response);
-    let seconds = response.status === 429 ? Math.max(reset ?? 0, retryAfter ?? 1) : (reset ?? 0);
+    const seconds = response.status === 429 ? Math.max(reset ?? 0, retryAfter ?? 1) : (reset ?? 0);
     if (!Number.isFinite(seconds)) throw new Error(`no usable RateLimit-Reset: ${describe(response)}`);
     if (seconds > maxSeconds) throw new Error(`the bucket refills in ${seconds} s, longer than ${maxSeconds} s`);
-    if (policy && !policy.estimated && response.status !== 429) {
-      seconds = Math.min(seconds, (policy.capacity - announcedTokens(response, policy).min) / policy.refillPerSecond);
-    }
-    // 100 ms after the moment: timer slack, and the next request must be decided after it.
     const waitUntil = response.receivedAt + seconds * 1000 + 100;
     await delay(waitUntil - performance.now());
     return response;
