@@ -11,6 +11,11 @@ import { join, resolve } from 'node:path';
 export interface RunEnvironment {
   /** HAC_PROFILE: the resolved target profile; unset, every worker starts the embedded reference server. */
   profile?: string;
+  /**
+   * HAC_PROFILE_PENDING=1: the CLI started the suite before writing HAC_PROFILE; the suite's global
+   * set-up waits for the file (conformance/cli/profile-handoff.ts).
+   */
+  profilePending: boolean;
   /** HAC_PROFILE_SOURCE: the profile file the user gave (named in results.json). */
   profileSource?: string;
   /** HAC_OUT: the output directory (absolute), default `conformance-results`. */
@@ -62,6 +67,7 @@ export function runEnvironment(env: NodeJS.ProcessEnv = process.env): RunEnviron
   const rateLimitTokens = env.HAC_RATE_LIMIT_TOKENS === '0' ? 0 : positiveInteger(env.HAC_RATE_LIMIT_TOKENS);
   return {
     ...(env.HAC_PROFILE ? { profile: env.HAC_PROFILE } : {}),
+    profilePending: env.HAC_PROFILE_PENDING === '1',
     ...(env.HAC_PROFILE_SOURCE ? { profileSource: env.HAC_PROFILE_SOURCE } : {}),
     outDir: resolve(env.HAC_OUT ?? 'conformance-results'),
     strict: env.HAC_STRICT === '1',
@@ -92,6 +98,8 @@ export function exportTlsTrust(trust: { caFile?: string; insecure?: boolean }, e
 export interface SuiteSettings {
   /** The resolved profile written for the run, and the file the user gave. */
   profilePath: string;
+  /** True when the CLI writes `profilePath` after starting the suite (HAC_PROFILE_PENDING). */
+  profilePending?: boolean;
   profileSource: string;
   outDir: string;
   strict: boolean;
@@ -115,6 +123,8 @@ export function suiteEnvironment(settings: SuiteSettings, base: NodeJS.ProcessEn
     HAC_REPORTER: settings.reporter,
     HAC_RATE_LIMIT_TOKENS: String(settings.rateLimitTokens),
   };
+  if (settings.profilePending) env.HAC_PROFILE_PENDING = '1';
+  else delete env.HAC_PROFILE_PENDING;
   if (settings.workers !== undefined) env.HAC_WORKERS = String(settings.workers);
   if (settings.grep) env.HAC_GREP = settings.grep;
   else delete env.HAC_GREP;

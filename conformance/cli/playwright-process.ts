@@ -27,19 +27,27 @@ function playwrightCli(): string {
   return join(dirname(require.resolve('@playwright/test/package.json')), 'cli.js');
 }
 
-/** Spawns `playwright test` for the suite and resolves with its exit code (the CLI does not use it for the verdict). */
-export function runSuite(run: SuiteRun): Promise<number> {
+/** A started suite process. */
+export interface SuiteProcess {
+  /** Resolves with its exit code (the CLI does not use it for the verdict). */
+  exited: Promise<number>;
+  /** Stops the run (SIGTERM) and resolves once the process has exited. */
+  stop(): Promise<void>;
+}
+
+/** Spawns `playwright test` for the suite. */
+export function startSuite(run: SuiteRun): SuiteProcess {
   const args = [playwrightCli(), 'test', '-c', SUITE_CONFIG];
   if (run.grep) args.push('--grep', run.grep.pattern);
   const { grep, ...settings } = run;
   const env = suiteEnvironment({ ...settings, ...(grep ? { grep: grep.selection } : {}) });
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: PACKAGE_ROOT, env, stdio: 'inherit' });
-    const forward = (signal: NodeJS.Signals): void => {
-      child.kill(signal);
-    };
-    process.on('SIGINT', forward);
-    process.on('SIGTERM', forward);
+  const child = spawn(process.execPath, args, { cwd: PACKAGE_ROOT, env, stdio: 'inherit' });
+  const forward = (signal: NodeJS.Signals): void => {
+    child.kill(signal);
+  };
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  const exited = new Promise<number>((resolve) => {
     child.on('error', () => resolve(1));
     child.on('exit', (code, signal) => {
       process.off('SIGINT', forward);
@@ -47,4 +55,16 @@ export function runSuite(run: SuiteRun): Promise<number> {
       resolve(code ?? (signal ? 1 : 0));
     });
   });
+  return {
+    exited,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Runs the suite to its end and resolves with the exit code. */
+export function runSuite(run: SuiteRun): Promise<number> {
+  return startSuite(run).exited;
 }

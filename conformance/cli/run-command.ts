@@ -4,7 +4,7 @@
  * derives the exit code from results.json: 0 every MUST passed (and every SHOULD with --strict),
  * 1 a requirement failed or the run did not finish, 2 unusable options, profile or target.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createResults, readResults, writeResults } from '../../spec/results.ts';
 import type { RunResults } from '../../spec/results.ts';
@@ -13,7 +13,9 @@ import type { EmbeddedTarget } from '../target/embedded.ts';
 import { formatSummary } from '../report/summary-table.ts';
 import { grepPattern, parseRunOptions, RUN_USAGE, UsageError } from './options.ts';
 import type { RunOptions } from './options.ts';
-import { runSuite } from './playwright-process.ts';
+import { runSuite, startSuite } from './playwright-process.ts';
+import type { SuiteProcess, SuiteRun } from './playwright-process.ts';
+import { writeWhole } from './profile-handoff.ts';
 import { rateLimitPool } from '../support/rate-limit.ts';
 import { probeTargets } from './probe.ts';
 import { formatDisagreements, mergeRuns, runDirectory } from './repeat.ts';
@@ -80,7 +82,10 @@ export async function runCommand(args: string[]): Promise<number> {
   mkdirSync(options.out, { recursive: true });
   const resultsFile = join(options.out, 'results.json');
   rmSync(resultsFile, { force: true });
-  const fail = (message: string, target: Record<string, unknown> = {}): number => {
+  // The suite process, once started (below): a run that cannot go on stops it before reporting why.
+  const running: { suite?: SuiteProcess } = {};
+  const fail = async (message: string, target: Record<string, unknown> = {}): Promise<number> => {
+    await running.suite?.stop();
     console.error(`http-api-conformance run: ${message}`);
     const results = notRun(options, target, [message], started);
     writeResults(options.out, results);
@@ -130,6 +135,25 @@ export async function runCommand(args: string[]): Promise<number> {
   // base URL only when the user named neither a target nor a profile.
   const useEmbedded = options.targets.length === 0 && (options.profile === undefined || !hasBaseUrls(profile));
 
+  // The first run of the suite starts now, while this process starts the embedded server, probes the
+  // target and checks the profile: Playwright's own start-up takes as long. It waits for the profile
+  // (cli/profile-handoff.ts) and prints nothing before; a run that cannot go on stops it (`fail`).
+  const profilePath = join(options.out, 'profile.json');
+  rmSync(profilePath, { force: true });
+  const suiteRun = (outDir: string): SuiteRun => ({
+    profilePath,
+    profileSource,
+    outDir,
+    strict: options.strict,
+    reporter: options.reporter,
+    rateLimitTokens: profile.tokens ? rateLimitPool({ tokens: profile.tokens }).length : 0,
+    ...(options.workers !== undefined ? { workers: options.workers } : {}),
+    ...(options.grep ? { grep: { selection: options.grep, pattern: grepPattern(options.grep) } } : {}),
+  });
+  const suiteStarted = performance.now();
+  const suite = startSuite({ ...suiteRun(runDirectory(options.out, 1, options.repeat)), profilePending: true });
+  running.suite = suite;
+
   let embedded: Embedded | undefined;
   try {
     if (useEmbedded) {
@@ -164,23 +188,16 @@ export async function runCommand(args: string[]): Promise<number> {
     if (missing.length > 0) return fail(formatFeatureProblems(missing), target);
 
     const { $schema: _schema, ...resolved } = valid;
-    const profilePath = join(options.out, 'profile.json');
-    writeFileSync(profilePath, `${JSON.stringify(resolved, null, 2)}\n`);
-    const suiteStarted = performance.now();
     const runs: (RunResults | undefined)[] = [];
     for (let index = 1; index <= options.repeat; index += 1) {
       const outDir = runDirectory(options.out, index, options.repeat);
       if (options.repeat > 1) console.log(`\nrun ${index} of ${options.repeat} (${outDir})`);
-      await runSuite({
-        profilePath,
-        profileSource,
-        outDir,
-        strict: options.strict,
-        reporter: options.reporter,
-        rateLimitTokens: rateLimitPool(valid).length,
-        ...(options.workers !== undefined ? { workers: options.workers } : {}),
-        ...(options.grep ? { grep: { selection: options.grep, pattern: grepPattern(options.grep) } } : {}),
-      });
+      if (index === 1) {
+        writeWhole(profilePath, `${JSON.stringify(resolved, null, 2)}\n`);
+        await suite.exited;
+      } else {
+        await runSuite(suiteRun(outDir));
+      }
       runs.push(reportedResults(join(outDir, 'results.json')));
     }
     const suiteMs = performance.now() - suiteStarted;
@@ -213,6 +230,7 @@ export async function runCommand(args: string[]): Promise<number> {
     console.log(`duration: suite ${seconds(suiteMs)}, total ${seconds(Date.now() - started.getTime())}`);
     return results.exitCode;
   } finally {
+    await suite.stop();
     await embedded?.close();
   }
 }
