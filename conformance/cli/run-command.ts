@@ -99,7 +99,9 @@ export async function runCommand(args: string[]): Promise<number> {
   if (options.ca !== undefined) {
     try {
       const pem = readFileSync(options.ca, 'utf8');
-      if (!pem.includes('-----BEGIN CERTIFICATE-----')) return fail(`--ca ${options.ca} holds no PEM certificate (-----BEGIN CERTIFICATE-----); give the CA or self-signed certificate in PEM form`);
+      if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+        return fail(`--ca ${options.ca} holds no PEM certificate (-----BEGIN CERTIFICATE-----); give the CA or self-signed certificate in PEM form`);
+      }
     } catch (error) {
       return fail(`cannot read --ca ${options.ca}: ${(error as Error).message}`);
     }
@@ -210,7 +212,15 @@ export async function runCommand(args: string[]): Promise<number> {
     }
     if (!results) {
       console.error('http-api-conformance run: the suite wrote no results.json: the run did not finish');
-      const unfinished = createResults({ kind: 'server', target, startedAt: started, strict: options.strict, complete: false, requirements: [], errors: ['the suite wrote no results'] });
+      const unfinished = createResults({
+        kind: 'server',
+        target,
+        startedAt: started,
+        strict: options.strict,
+        complete: false,
+        requirements: [],
+        errors: ['the suite wrote no results'],
+      });
       writeResults(options.out, unfinished);
       writeReportFiles(options.out, unfinished);
       return 1;
@@ -223,7 +233,8 @@ export async function runCommand(args: string[]): Promise<number> {
     console.log(`\n${formatSummary(results)}\n`);
     if (results.repeat) console.log(`${formatDisagreements(results)}\n`);
     const verdict = results.exitCode === 0 ? 'PASS' : results.complete ? 'FAIL' : 'FAIL (incomplete run)';
-    console.log(`${verdict}: ${results.summary.passed} passed, ${results.summary.failed} failed, ${results.summary.warning} warning, ${results.summary.skipped} skipped`);
+    const { passed, failed, warning, skipped } = results.summary;
+    console.log(`${verdict}: ${passed} passed, ${failed} failed, ${warning} warning, ${skipped} skipped`);
     console.log(`results: ${resultsFile}`);
     console.log(`report: ${join(options.out, 'report.html')} (badge: ${join(options.out, 'badge.svg')})`);
     for (const warning of warnings) console.warn(`WARNING: ${warning}`);

@@ -52,7 +52,8 @@ export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promis
   // HAC_RATE_LIMIT_ALGORITHM=leaky-bucket runs the documented alternative (D-RATE-LIMIT); the profile then declares it (D-SUITE-TRUST).
   const environment = runEnvironment();
   const algorithm = environment.rateLimitAlgorithm;
-  const config = resolveConfig({ ...(algorithm ? { rateLimit: { algorithm } } : {}), ...options.config, host: '127.0.0.1', port: 0, faultInjection: true, store });
+  const chosen = algorithm ? { rateLimit: { algorithm } } : {};
+  const config = resolveConfig({ ...chosen, ...options.config, host: '127.0.0.1', port: 0, faultInjection: true, store });
   const servers: { url: string; close(): Promise<void> }[] = [];
   const allStores: Stores[] = [];
   const closeAll = async (): Promise<void> => {
