@@ -17,18 +17,28 @@ import { PROFILE_HANDOFF_SETUP } from './cli/profile-handoff.ts';
  * Two projects, the rate-limit checks first: they are the longest of the run (they wait for buckets
  * to refill, up to capacity / rate seconds each) and mostly wait, so they start at once on their own
  * workers while the quick checks take the others (Playwright hands out tests in project order and
- * moves on to the next project when one is at its worker limit). Each rate-limit check holds one
- * token of the profile's pool (support/rate-limit-fixtures.ts, a lock shared by all workers): with
- * two or more tokens, or no shared target (every worker starts its own embedded server), they take
- * all workers but one; with one token on a shared target they run one after another on one worker,
- * which waits less than workers queueing for the same lock.
+ * moves on to the next project when one is at its worker limit). A worker serves one project, so a
+ * worker that has run out of rate-limit checks is replaced by a new one (a second or so of start-up).
+ * Each rate-limit check holds one token of the profile's pool (support/rate-limit-fixtures.ts, a
+ * lock shared by all workers). How many workers they take:
+ * - one token on a shared target: one, so the checks run one after another instead of workers
+ *   queueing for the same lock;
+ * - the whole suite: all workers but one (the rate-limit group is about half the run's test time);
+ * - a selection of the rate-limit group or of its requirements: all workers, there is nothing else;
+ * - any other selection (`@smoke` holds two rate-limit checks): one, so the other workers run the
+ *   rest from the start and none is replaced.
+ * Without a shared target (no HAC_PROFILE: every worker starts its own embedded server) the pool is
+ * never shared.
  */
 const environment = runEnvironment();
 const outDir = environment.outDir;
 const chosen = environment.reporter;
 const rateLimitSpec = 'rate-limit.spec.ts';
-const rateLimitInParallel = environment.profile === undefined || (environment.rateLimitTokens ?? 1) > 1;
-const rateLimitWorkers = rateLimitInParallel ? Math.max(1, environment.workers - 1) : 1;
+const rateLimitWorkers = ((): number => {
+  if (environment.profile !== undefined && (environment.rateLimitTokens ?? 1) < 2) return 1;
+  if (environment.grep === undefined) return Math.max(1, environment.workers - 1);
+  return /rate-limit/i.test(environment.grep) ? environment.workers : 1;
+})();
 // `.ts` in the repository, `.js` compiled into dist/ in an installed package.
 const ownExtension = extname(fileURLToPath(import.meta.url));
 
