@@ -9,8 +9,24 @@ import type { AddressInfo } from 'node:net';
 import Router from '@koa/router';
 import Koa from 'koa';
 
-const USER = { id: 1, name: 'alice', email: 'alice@example.com', version: 1, createdAt: '2026-01-01T00:00:00.000Z', _links: { self: { href: '/users/1' }, orders: { href: '/users/1/orders' } } };
-const PAYMENT = { id: 1, userId: 1, amount: 1250, currency: 'eur', status: 'succeeded', transferId: 1, createdAt: '2026-01-01T00:00:00.000Z', _links: { self: { href: '/payments/1' }, transfer: { href: '/transfers/1' } } };
+const USER = {
+  id: 1,
+  name: 'alice',
+  email: 'alice@example.com',
+  version: 1,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  _links: { self: { href: '/users/1' }, orders: { href: '/users/1/orders' } },
+};
+const PAYMENT = {
+  id: 1,
+  userId: 1,
+  amount: 1250,
+  currency: 'eur',
+  status: 'succeeded',
+  transferId: 1,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  _links: { self: { href: '/payments/1' }, transfer: { href: '/transfers/1' } },
+};
 const NOT_FOUND = { type: 'about:blank', title: 'Not Found', status: 404, detail: 'No resource at this path.', instance: '/nothing' };
 
 export interface BaselineServer {

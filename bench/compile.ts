@@ -1,6 +1,6 @@
 /**
  * The servers under test run as compiled JavaScript, as they are deployed (an installed package runs
- * dist/, never the TypeScript sources): `compileServers()` compiles bench/serve-target.ts and what it
+ * dist/, never the TypeScript sources): `compileServers()` compiles bench/server-child.ts and what it
  * imports (the reference server, the baseline) with the package's build settings into
  * node_modules/.cache/hac-bench/, so the children run on plain `node` without tsx's loader. Under tsx the
  * reference server spent about 16 % more CPU per POST /payments than compiled (tsx keeps function names
@@ -24,7 +24,7 @@ export function sourcePathOf(path: string): string {
   return path.startsWith(`${COMPILED_DIR}/`) ? join(PACKAGE_ROOT, path.slice(COMPILED_DIR.length + 1)) : path;
 }
 
-/** Compiles the server entry; resolves with the path of the compiled bench/serve-target.js. */
+/** Compiles the server entry; resolves with the path of the compiled bench/server-child.js. */
 export async function compileServers(): Promise<string> {
   const outDir = COMPILED_DIR;
   rmSync(outDir, { recursive: true, force: true });
@@ -35,7 +35,7 @@ export async function compileServers(): Promise<string> {
     JSON.stringify({
       extends: join(PACKAGE_ROOT, 'tsconfig.build.json'),
       compilerOptions: { outDir, rootDir: PACKAGE_ROOT },
-      files: [join(PACKAGE_ROOT, 'bench', 'serve-target.ts')],
+      files: [join(PACKAGE_ROOT, 'bench', 'server-child.ts')],
       include: [],
     }),
   );
@@ -46,5 +46,5 @@ export async function compileServers(): Promise<string> {
     const output = error instanceof Error && 'stdout' in error ? String((error as { stdout: unknown }).stdout) : String(error);
     throw new Error(`bench: compiling the servers under test failed (run with --from-sources to skip it):\n${output}`, { cause: error });
   }
-  return join(outDir, 'bench', 'serve-target.js');
+  return join(outDir, 'bench', 'server-child.js');
 }

@@ -42,7 +42,12 @@ export async function burst(urls: string[], path: string, headers: Record<string
  * Keeps `concurrency` GETs in flight against `url` for `durationMs` (keep-alive connections) and
  * returns every reply with its arrival time.
  */
-export async function steadyPressure(url: string, headers: Record<string, string>, concurrency: number, durationMs: number): Promise<{ replies: Reply[]; startedAt: number; endedAt: number }> {
+export async function steadyPressure(
+  url: string,
+  headers: Record<string, string>,
+  concurrency: number,
+  durationMs: number,
+): Promise<{ replies: Reply[]; startedAt: number; endedAt: number }> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const replies: Reply[] = [];
   const startedAt = performance.now();

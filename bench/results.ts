@@ -19,7 +19,9 @@ export function timestamp(date: Date): string {
 export function loadPrevious(dir: string = RESULTS_DIR): { file: string; run: BenchRun } | undefined {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((name) => RUN_FILE.test(name)).sort();
+    names = readdirSync(dir)
+      .filter((name) => RUN_FILE.test(name))
+      .sort();
   } catch {
     return undefined;
   }

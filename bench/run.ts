@@ -12,7 +12,7 @@ import { clientsPhase } from './phases/clients.ts';
 import { exactnessPhase } from './phases/limiter-exactness.ts';
 import { profilePhase } from './phases/profile.ts';
 import { compileServers } from './compile.ts';
-import { useCompiledEntry } from './target.ts';
+import { useCompiledEntry } from './servers.ts';
 import { refillPhase } from './phases/refill.ts';
 import { suiteTimePhase } from './phases/suite-time.ts';
 import { throughputPhase, ROUTES } from './phases/throughput.ts';
@@ -143,15 +143,37 @@ process.once('SIGINT', () => {
 });
 
 if (!values['from-sources']) useCompiledEntry(await compileServers());
-console.log(`bench: ${quick ? 'quick' : 'full'} run, ${durationSeconds} s per cell, ${connections} connections, stores ${stores.join('+')}; servers in child processes (${values['from-sources'] ? 'TypeScript sources through tsx' : 'compiled JavaScript'}); load average ${loadBefore.toFixed(2)} on ${run.host.cpus} CPUs`);
+console.log(
+  `bench: ${quick ? 'quick' : 'full'} run, ${durationSeconds} s per cell, ${connections} connections, stores ${stores.join('+')}; ` +
+    `servers in child processes (${values['from-sources'] ? 'TypeScript sources through tsx' : 'compiled JavaScript'}); ` +
+    `load average ${loadBefore.toFixed(2)} on ${run.host.cpus} CPUs`,
+);
 try {
   if (phases.includes('throughput')) {
     log('\n[1/5] throughput and latency');
-    run.throughput = await throughputPhase({ stores, redisUrl, ...(clusterNodes ? { clusterNodes } : {}), keyPrefix, durationSeconds, warmupSeconds: run.options.warmupSeconds, connections, rounds: quick ? 2 : 4, ...(routes ? { routes } : {}), log });
+    run.throughput = await throughputPhase({
+      stores,
+      redisUrl,
+      ...(clusterNodes ? { clusterNodes } : {}),
+      keyPrefix,
+      durationSeconds,
+      warmupSeconds: run.options.warmupSeconds,
+      connections,
+      rounds: quick ? 2 : 4,
+      ...(routes ? { routes } : {}),
+      log,
+    });
   }
   if (phases.includes('clients') && stores.includes('redis')) {
     log('\n[clients] Redis client libraries on the hot path');
-    run.clients = await clientsPhase({ redisUrl, keyPrefix, durationSeconds: quick ? 1 : 3, concurrency: connections, clientsDir: values['clients-dir'] ?? process.cwd(), log });
+    run.clients = await clientsPhase({
+      redisUrl,
+      keyPrefix,
+      durationSeconds: quick ? 1 : 3,
+      concurrency: connections,
+      clientsDir: values['clients-dir'] ?? process.cwd(),
+      log,
+    });
   }
   if (phases.includes('exactness')) {
     log('\n[2/5] limiter exactness');
@@ -159,7 +181,15 @@ try {
   }
   if (phases.includes('refill')) {
     log('\n[3/5] refill accuracy');
-    run.refill = await refillPhase({ stores, redisUrl, ...(clusterNodes ? { clusterNodes } : {}), keyPrefix, durationSeconds: quick ? 3 : 5, concurrency: 16, log });
+    run.refill = await refillPhase({
+      stores,
+      redisUrl,
+      ...(clusterNodes ? { clusterNodes } : {}),
+      keyPrefix,
+      durationSeconds: quick ? 3 : 5,
+      concurrency: 16,
+      log,
+    });
   }
   if (phases.includes('profile')) {
     log(`\n[4/5] CPU profile (memory store, ${profileRoute})`);
@@ -185,7 +215,10 @@ try {
 
 const loadAfter = loadavg()[0] ?? 0;
 if (Math.max(loadBefore, loadAfter) > run.host.cpus) {
-  notes.push(`the machine was busy (load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after, on ${run.host.cpus} CPUs): absolute figures are low; ratios are measured in alternating rounds.`);
+  notes.push(
+    `the machine was busy (load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after, on ${run.host.cpus} CPUs): ` +
+      'absolute figures are low; ratios are measured in alternating rounds.',
+  );
 }
 console.log(`\n${formatRun(run)}`);
 for (const note of notes) console.log(`\nnote: ${note}`);

@@ -1,5 +1,5 @@
 /**
- * Child-process entry of a server under test (run with `node --import tsx bench/serve-target.ts
+ * Child-process entry of a server under test (run with `node --import tsx bench/server-child.ts
  * '<spec json>'`), so that the load generator and the server do not share one event loop. It tells
  * the parent `{ type: 'ready', url }` over IPC, counts the Redis commands the server sends (asked
  * with `{ type: 'stats' }`, reset with `{ type: 'reset-stats' }`), answers `{ type: 'mark' }` with its monotonic clock in µs (the
@@ -8,7 +8,7 @@
  */
 import { Redis } from 'ioredis';
 import { startBaseline } from './baseline-server.ts';
-import type { TargetSpec } from './target.ts';
+import type { ServerSpec } from './servers.ts';
 import { resolveConfig } from '../reference-impl/config.ts';
 import { startServer } from '../reference-impl/server.ts';
 import { connectRedis, lua } from '../reference-impl/stores/redis/connection.ts';
@@ -24,7 +24,7 @@ Redis.prototype.sendCommand = function counted(this: Redis, ...args: Parameters<
   return original.apply(this, args);
 };
 
-async function start(spec: TargetSpec): Promise<{ url: string; close(): Promise<void> }> {
+async function start(spec: ServerSpec): Promise<{ url: string; close(): Promise<void> }> {
   if (spec.kind === 'baseline') return startBaseline();
   if (spec.kind === 'floor') {
     const { redis, roundTrips } = spec;
@@ -39,7 +39,7 @@ async function start(spec: TargetSpec): Promise<{ url: string; close(): Promise<
   return startServer({ config, logError: () => undefined });
 }
 
-const spec = JSON.parse(process.argv[2] ?? '{}') as TargetSpec;
+const spec = JSON.parse(process.argv[2] ?? '{}') as ServerSpec;
 const server = await start(spec);
 let closing = false;
 const shutdown = async (): Promise<void> => {
@@ -53,12 +53,10 @@ process.on('message', (message: { type?: string }) => {
   else if (message.type === 'reset-stats') {
     commands = {};
     process.send?.({ type: 'reset-stats' });
-  }
-  else if (message.type === 'mark') {
+  } else if (message.type === 'mark') {
     const cpu = process.cpuUsage();
     process.send?.({ type: 'mark', at: Number(process.hrtime.bigint() / 1000n), cpuMicros: cpu.user + cpu.system });
-  }
-  else if (message.type === 'stats') process.send?.({ type: 'stats', commands });
+  } else if (message.type === 'stats') process.send?.({ type: 'stats', commands });
 });
 process.on('disconnect', () => void shutdown());
 process.send?.({ type: 'ready', url: server.url });

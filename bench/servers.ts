@@ -1,5 +1,5 @@
 /**
- * Servers under test in child processes (bench/serve-target.ts): the reference server with a
+ * Servers under test in child processes (bench/server-child.ts): the reference server with a
  * given configuration, or the bare Koa baseline. The load generator runs in this process.
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -11,12 +11,12 @@ import { fileURLToPath } from 'node:url';
  * server that keeps its limits in Redis can cost, the floor of the Redis cells. `reference`: the
  * reference server with a configuration.
  */
-export type TargetSpec =
+export type ServerSpec =
   | { kind: 'baseline' }
   | { kind: 'floor'; redis: { url: string; cluster?: readonly string[]; keyPrefix: string }; roundTrips: number }
   | { kind: 'reference'; config: Record<string, unknown> };
 
-export interface Target {
+export interface BenchServer {
   url: string;
   /** Redis commands sent by the server since the last reset, by command name. */
   redisCommands(): Promise<Record<string, number>>;
@@ -26,7 +26,7 @@ export interface Target {
   close(): Promise<void>;
 }
 
-export interface TargetOptions {
+export interface BenchServerOptions {
   /** Write a V8 CPU profile of the child into this folder (`--cpu-prof`). */
   cpuProfDir?: string;
   /** How long to wait for the child to listen. */
@@ -54,7 +54,10 @@ function ask(child: ChildProcess, type: string): Promise<ChildReply> {
 }
 
 /** The child entry: the TypeScript source run through tsx, until `useCompiledEntry` names the compiled one (compile.ts). */
-let entry: { path: string; execArgv: string[] } = { path: fileURLToPath(new URL('./serve-target.ts', import.meta.url)), execArgv: ['--import', 'tsx'] };
+let entry: { path: string; execArgv: string[] } = {
+  path: fileURLToPath(new URL('./server-child.ts', import.meta.url)),
+  execArgv: ['--import', 'tsx'],
+};
 
 /** Every server started from now on runs `compiledPath` (plain JavaScript, no tsx). */
 export function useCompiledEntry(compiledPath: string): void {
@@ -62,12 +65,12 @@ export function useCompiledEntry(compiledPath: string): void {
 }
 
 /** Forks a server under test and resolves once it listens on a free loopback port. */
-export function startTarget(spec: TargetSpec, options: TargetOptions = {}): Promise<Target> {
+export function startBenchServer(spec: ServerSpec, options: BenchServerOptions = {}): Promise<BenchServer> {
   const execArgv = [...entry.execArgv];
   if (options.cpuProfDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`);
   const child = fork(entry.path, [JSON.stringify(spec)], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return new Promise<Target>((resolve, reject) => {
+  return new Promise<BenchServer>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`server under test did not start within ${options.startTimeoutMs ?? 20_000} ms`));

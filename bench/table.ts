@@ -6,7 +6,11 @@ import type { BenchRun } from './types.ts';
 /** Lays out rows as aligned columns with a header rule. */
 export function formatTable(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
-  const line = (cells: string[]): string => cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
@@ -18,9 +22,28 @@ export function formatRun(run: BenchRun): string {
   const parts: string[] = [];
   if (run.throughput.length > 0) {
     parts.push(
-      'Throughput and latency (reference vs bare Koa, same run; floor: bare Koa making the route\'s Redis round trips)',
+      "Throughput and latency (reference vs bare Koa, same run; floor: bare Koa making the route's Redis round trips)",
       formatTable(
-        ['store', 'route', 'ref req/s', 'p50 ms', 'p99 ms', 'base req/s', 'p50 ms', 'p99 ms', 'ratio', 'goal', 'verdict', 'CPU µs/req ref/base', 'CPU ratio', 'CPU verdict', 'redis cmds/req', 'floor RT', 'floor ratio', 'floor CPU ratio'],
+        [
+          'store',
+          'route',
+          'ref req/s',
+          'p50 ms',
+          'p99 ms',
+          'base req/s',
+          'p50 ms',
+          'p99 ms',
+          'ratio',
+          'goal',
+          'verdict',
+          'CPU µs/req ref/base',
+          'CPU ratio',
+          'CPU verdict',
+          'redis cmds/req',
+          'floor RT',
+          'floor ratio',
+          'floor CPU ratio',
+        ],
         run.throughput.map((c) => [
           c.store,
           c.route,
@@ -66,7 +89,17 @@ export function formatRun(run: BenchRun): string {
       'Limiter exactness (concurrent requests on a fresh bucket)',
       formatTable(
         ['store', 'instances', 'requests', 'capacity', 'admitted', '429', 'other', 'ms', 'verdict'],
-        run.exactness.map((r) => [r.store, String(r.instances), String(r.requests), String(r.capacity), String(r.admitted), String(r.rejected), String(r.other), String(r.elapsedMs), exactnessVerdict(r)]),
+        run.exactness.map((r) => [
+          r.store,
+          String(r.instances),
+          String(r.requests),
+          String(r.capacity),
+          String(r.admitted),
+          String(r.rejected),
+          String(r.other),
+          String(r.elapsedMs),
+          exactnessVerdict(r),
+        ]),
       ),
     );
   }
@@ -113,7 +146,8 @@ export function formatRun(run: BenchRun): string {
   if (run.profile) {
     const p = run.profile;
     parts.push(
-      `CPU profile of the reference server (${p.store}, ${p.route}; ${p.totalMs} ms sampled busy; ${p.requests} requests, ${p.cpuMicrosPerRequest} µs process CPU each, profiler included; ${p.file})`,
+      `CPU profile of the reference server (${p.store}, ${p.route}; ${p.totalMs} ms sampled busy; ` +
+        `${p.requests} requests, ${p.cpuMicrosPerRequest} µs process CPU each, profiler included; ${p.file})`,
       `by area: ${Object.entries(p.byArea)
         .slice(0, 8)
         .map(([area, share]) => `${area} ${percent(share)}`)

@@ -111,7 +111,11 @@ async function openGlide(url: string, require: NodeJS.Require): Promise<ClientUn
 }
 
 /** Keeps `concurrency` operations in flight for `seconds`; returns operations done and CPU µs used. */
-async function drive(operation: () => Promise<unknown>, seconds: number, concurrency: number): Promise<{ ops: number; cpuMicros: number; elapsedMs: number }> {
+async function drive(
+  operation: () => Promise<unknown>,
+  seconds: number,
+  concurrency: number,
+): Promise<{ ops: number; cpuMicros: number; elapsedMs: number }> {
   let ops = 0;
   const start = performance.now();
   const cpu0 = process.cpuUsage();
@@ -168,7 +172,9 @@ export async function clientsPhase(options: ClientsOptions): Promise<ClientResul
         const result: ClientResult = { client: name, version: client.version, script: figures(script), get: figures(get) };
         results.push(result);
         options.log(
-          `  ${`${name} ${client.version}`.padEnd(30)} limiter+read script ${String(result.script?.opsPerSecond).padStart(6)} ops/s ${String(result.script?.cpuMicrosPerOp).padStart(5)} µs CPU/op   GET ${String(result.get?.opsPerSecond).padStart(6)} ops/s ${String(result.get?.cpuMicrosPerOp).padStart(5)} µs CPU/op`,
+          `  ${`${name} ${client.version}`.padEnd(30)}` +
+            ` limiter+read script ${String(result.script?.opsPerSecond).padStart(6)} ops/s ${String(result.script?.cpuMicrosPerOp).padStart(5)} µs CPU/op` +
+            `   GET ${String(result.get?.opsPerSecond).padStart(6)} ops/s ${String(result.get?.cpuMicrosPerOp).padStart(5)} µs CPU/op`,
         );
       } finally {
         await client.close();

@@ -4,7 +4,7 @@
  */
 import { EXACTNESS, EXACT_TOKEN, benchConfig, storeConfig } from '../bench-config.ts';
 import { burst } from '../http-burst.ts';
-import { startTarget, type Target } from '../target.ts';
+import { startBenchServer, type BenchServer } from '../servers.ts';
 import type { ExactnessResult, StoreKind } from '../types.ts';
 
 export interface ExactnessOptions {
@@ -20,10 +20,10 @@ export interface ExactnessOptions {
 /** One trial on fresh servers (memory: one instance; Redis and the cluster: two instances on a fresh key prefix). */
 async function trial(store: StoreKind, prefix: string, redisUrl: string, clusterNodes?: readonly string[]): Promise<ExactnessResult> {
   const instances = store === 'memory' ? 1 : 2;
-  const targets: Target[] = [];
+  const targets: BenchServer[] = [];
   try {
     for (let i = 0; i < instances; i++) {
-      targets.push(await startTarget({ kind: 'reference', config: benchConfig(storeConfig(store, redisUrl, prefix, clusterNodes)) }));
+      targets.push(await startBenchServer({ kind: 'reference', config: benchConfig(storeConfig(store, redisUrl, prefix, clusterNodes)) }));
     }
     const started = performance.now();
     const replies = await burst(
@@ -58,7 +58,8 @@ export async function exactnessPhase(options: ExactnessOptions): Promise<Exactne
       const result = await trial(store, `${options.keyPrefix}exact${i}:`, options.redisUrl, options.clusterNodes);
       results.push(result);
       options.log(
-        `  ${store.padEnd(6)} x${result.instances}  ${result.requests} requests, capacity ${result.capacity}: admitted ${result.admitted}, 429 ${result.rejected}, other ${result.other} (${result.elapsedMs} ms)`,
+        `  ${store.padEnd(6)} x${result.instances}  ${result.requests} requests, capacity ${result.capacity}: ` +
+          `admitted ${result.admitted}, 429 ${result.rejected}, other ${result.other} (${result.elapsedMs} ms)`,
       );
     }
   }

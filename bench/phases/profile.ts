@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchConfig, storeConfig } from '../bench-config.ts';
 import { runLoad } from '../load.ts';
-import { startTarget } from '../target.ts';
+import { startBenchServer } from '../servers.ts';
 import type { ProfileFrame, ProfileResult, StoreKind } from '../types.ts';
 import { ROUTES } from './throughput.ts';
 
@@ -136,7 +136,7 @@ export async function profilePhase(options: ProfileOptions): Promise<ProfileResu
   if (!route) throw new Error(`unknown route to profile: ${options.route}`);
   const dir = mkdtempSync(join(tmpdir(), 'hac-bench-prof-'));
   try {
-    const target = await startTarget(
+    const target = await startBenchServer(
       { kind: 'reference', config: benchConfig(storeConfig(options.store, options.redisUrl, `${options.keyPrefix}prof:`)) },
       { cpuProfDir: dir },
     );
@@ -146,7 +146,9 @@ export async function profilePhase(options: ProfileOptions): Promise<ProfileResu
     try {
       await runLoad({ url: target.url, request: route.request, durationSeconds: 1, connections: options.connections });
       from = await target.mark();
-      requests = (await runLoad({ url: target.url, request: route.request, durationSeconds: options.durationSeconds, connections: options.connections })).total;
+      requests = (
+        await runLoad({ url: target.url, request: route.request, durationSeconds: options.durationSeconds, connections: options.connections })
+      ).total;
       to = await target.mark();
     } finally {
       await target.close();
@@ -156,7 +158,10 @@ export async function profilePhase(options: ProfileOptions): Promise<ProfileResu
     copyFileSync(join(dir, file), options.keepAs);
     const summary = summarizeProfile(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile, from.at, to.at);
     const cpuMicrosPerRequest = requests > 0 ? Math.round((to.cpuMicros - from.cpuMicros) / requests) : 0;
-    options.log(`  ${options.store} ${options.route}: ${summary.totalMs} ms busy for ${requests} requests (${cpuMicrosPerRequest} µs CPU each); by area ${JSON.stringify(summary.byArea)}`);
+    options.log(
+      `  ${options.store} ${options.route}: ${summary.totalMs} ms busy for ${requests} requests (${cpuMicrosPerRequest} µs CPU each); ` +
+        `by area ${JSON.stringify(summary.byArea)}`,
+    );
     for (const frame of summary.topFrames.slice(0, 10)) {
       options.log(`    ${(frame.selfShare * 100).toFixed(1).padStart(5)} %  ${frame.functionName}  ${frame.location}`);
     }

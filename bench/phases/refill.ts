@@ -5,7 +5,7 @@
  */
 import { REFILL, REFILL_TOKEN, benchConfig, storeConfig } from '../bench-config.ts';
 import { steadyPressure } from '../http-burst.ts';
-import { startTarget, type Target } from '../target.ts';
+import { startBenchServer, type BenchServer } from '../servers.ts';
 import type { RefillResult, StoreKind } from '../types.ts';
 
 export interface RefillOptions {
@@ -61,9 +61,12 @@ export function slope(xs: number[], ys: number[]): number {
 }
 
 async function measureStore(store: StoreKind, options: RefillOptions): Promise<RefillResult> {
-  let target: Target | undefined;
+  let target: BenchServer | undefined;
   try {
-    target = await startTarget({ kind: 'reference', config: benchConfig(storeConfig(store, options.redisUrl, `${options.keyPrefix}refill:`, options.clusterNodes)) });
+    target = await startBenchServer({
+      kind: 'reference',
+      config: benchConfig(storeConfig(store, options.redisUrl, `${options.keyPrefix}refill:`, options.clusterNodes)),
+    });
     const { replies, startedAt, endedAt } = await steadyPressure(
       `${target.url}/users/1`,
       { authorization: `Bearer ${REFILL_TOKEN}` },
@@ -72,12 +75,19 @@ async function measureStore(store: StoreKind, options: RefillOptions): Promise<R
     );
     const sorted = replies.filter((r) => r.status !== 0).sort((a, b) => a.at - b.at);
     const fillMs = (REFILL.capacity / REFILL.refillPerSecond) * 1000;
-    const effective = effectiveTimes(sorted.map((r) => r.at), fillMs);
+    const effective = effectiveTimes(
+      sorted.map((r) => r.at),
+      fillMs,
+    );
     const admittedEffective = sorted.flatMap((r, i) => (r.status === 200 ? [effective.times[i] ?? 0] : []));
     const spanMs = (effective.times.at(-1) ?? 0) - (effective.times[0] ?? 0);
     const countRate = ((admittedEffective.length - REFILL.capacity) / spanMs) * 1000;
     const afterBurst = admittedEffective.slice(REFILL.capacity);
-    const fitRate = slope(afterBurst, afterBurst.map((_, i) => i)) * 1000;
+    const fitRate =
+      slope(
+        afterBurst,
+        afterBurst.map((_, i) => i),
+      ) * 1000;
     const error = (rate: number): number => Math.round(((rate - REFILL.refillPerSecond) / REFILL.refillPerSecond) * 10_000) / 10_000;
     return {
       store,
@@ -105,7 +115,10 @@ export async function refillPhase(options: RefillOptions): Promise<RefillResult[
     const result = await measureStore(store, options);
     results.push(result);
     options.log(
-      `  ${store.padEnd(6)} ${result.sent} sent in ${result.durationMs} ms, admitted ${result.admitted}, pressure lost ${result.lostMs} ms (max gap ${result.maxGapMs} ms): ${result.countRatePerSecond}/s by count (${(result.countError * 100).toFixed(2)} %), ${result.fitRatePerSecond}/s by fit (${(result.fitError * 100).toFixed(2)} %), configured ${result.configuredPerSecond}/s`,
+      `  ${store.padEnd(6)} ${result.sent} sent in ${result.durationMs} ms, admitted ${result.admitted}, ` +
+        `pressure lost ${result.lostMs} ms (max gap ${result.maxGapMs} ms): ` +
+        `${result.countRatePerSecond}/s by count (${(result.countError * 100).toFixed(2)} %), ` +
+        `${result.fitRatePerSecond}/s by fit (${(result.fitError * 100).toFixed(2)} %), configured ${result.configuredPerSecond}/s`,
     );
   }
   return results;

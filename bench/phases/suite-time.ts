@@ -92,7 +92,10 @@ export async function suiteTimePhase(options: SuiteOptions): Promise<SuiteTimeRe
     if (options.only && !options.only.includes(name)) continue;
     const result = await timeRun(name, [...args], options);
     results.push(result);
-    options.log(`  ${name.padEnd(6)} ${(result.wallMs / 1000).toFixed(1)} s wall, ${result.cpuMs !== undefined ? `${(result.cpuMs / 1000).toFixed(1)} s CPU, ` : ''}exit ${result.exitCode}: ${result.summary}`);
+    options.log(
+      `  ${name.padEnd(6)} ${(result.wallMs / 1000).toFixed(1)} s wall, ` +
+        `${result.cpuMs !== undefined ? `${(result.cpuMs / 1000).toFixed(1)} s CPU, ` : ''}exit ${result.exitCode}: ${result.summary}`,
+    );
   }
   return results;
 }

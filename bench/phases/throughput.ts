@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { BENCH_TOKEN, LIMITED_TOKEN, benchConfig, storeConfig } from '../bench-config.ts';
 import { combineRounds, runLoad, type LoadRequest, type LoadStats } from '../load.ts';
-import { startTarget, type Target } from '../target.ts';
+import { startBenchServer, type BenchServer } from '../servers.ts';
 import { throughputGoal } from '../goals.ts';
 import type { StoreKind, ThroughputCell } from '../types.ts';
 
@@ -64,7 +64,11 @@ export const ROUTES: Route[] = [
  * baseline first, then the reference first, …) so that load from other processes on a shared
  * machine falls on all of them alike. Returns each target's combined load and CPU time.
  */
-async function measureTargets(targets: readonly Target[], request: LoadRequest, options: ThroughputOptions): Promise<{ load: LoadStats; cpu: number }[]> {
+async function measureTargets(
+  targets: readonly BenchServer[],
+  request: LoadRequest,
+  options: ThroughputOptions,
+): Promise<{ load: LoadStats; cpu: number }[]> {
   const { connections } = options;
   if (options.warmupSeconds > 0) {
     for (const target of targets) await runLoad({ url: target.url, request, durationSeconds: options.warmupSeconds, connections });
@@ -82,7 +86,10 @@ async function measureTargets(targets: readonly Target[], request: LoadRequest, 
     }
   }
   const after = await Promise.all(targets.map((target) => target.mark()));
-  return targets.map((_, index) => ({ load: combineRounds(rounds[index] ?? []), cpu: (after[index]?.cpuMicros ?? 0) - (before[index]?.cpuMicros ?? 0) }));
+  return targets.map((_, index) => ({
+    load: combineRounds(rounds[index] ?? []),
+    cpu: (after[index]?.cpuMicros ?? 0) - (before[index]?.cpuMicros ?? 0),
+  }));
 }
 
 function perRequest(commands: Record<string, number>, requests: number): Record<string, number> {
@@ -102,20 +109,27 @@ function perRequest(commands: Record<string, number>, requests: number): Record<
  */
 export async function throughputPhase(options: ThroughputOptions): Promise<ThroughputCell[]> {
   const cells: ThroughputCell[] = [];
-  const baseline = await startTarget({ kind: 'baseline' });
+  const baseline = await startBenchServer({ kind: 'baseline' });
   try {
     for (const store of options.stores) {
-      const started: Target[] = [];
+      const started: BenchServer[] = [];
       try {
-        const reference = await startTarget({ kind: 'reference', config: benchConfig(storeConfig(store, options.redisUrl, options.keyPrefix, options.clusterNodes)) });
+        const reference = await startBenchServer({
+          kind: 'reference',
+          config: benchConfig(storeConfig(store, options.redisUrl, options.keyPrefix, options.clusterNodes)),
+        });
         started.push(reference);
-        const floors = new Map<number, Target>();
-        const floorOf = async (roundTrips: number): Promise<Target | undefined> => {
+        const floors = new Map<number, BenchServer>();
+        const floorOf = async (roundTrips: number): Promise<BenchServer | undefined> => {
           if (store === 'memory') return undefined;
           const known = floors.get(roundTrips);
           if (known) return known;
-          const redis = { url: options.redisUrl, keyPrefix: options.keyPrefix, ...(store === 'cluster' && options.clusterNodes ? { cluster: options.clusterNodes } : {}) };
-          const floor = await startTarget({ kind: 'floor', redis, roundTrips });
+          const redis = {
+            url: options.redisUrl,
+            keyPrefix: options.keyPrefix,
+            ...(store === 'cluster' && options.clusterNodes ? { cluster: options.clusterNodes } : {}),
+          };
+          const floor = await startBenchServer({ kind: 'floor', redis, roundTrips });
           started.push(floor);
           floors.set(roundTrips, floor);
           return floor;
@@ -157,9 +171,15 @@ export async function throughputPhase(options: ThroughputOptions): Promise<Throu
           options.log(
             `  ${store.padEnd(6)} ${route.name.padEnd(20)} ref ${ref.load.requestsPerSecond.toFixed(0).padStart(6)} req/s  base ${base.load.requestsPerSecond
               .toFixed(0)
-              .padStart(6)} req/s  ratio ${cell.ratio.toFixed(2)}  CPU/req ${refCpuPerRequest}/${baseCpuPerRequest} µs (ratio ${cell.cpuRatio.toFixed(2)})` +
-              (cell.floor ? `  floor (${cell.floor.redisRoundTrips} RT) ratio ${cell.floor.ratio.toFixed(2)} CPU ${cell.floor.cpuMicrosPerRequest} µs (${cell.floor.cpuRatio.toFixed(2)})` : '') +
-              `  statuses ${JSON.stringify(ref.load.statusCounts)}${cell.redisCommandsPerRequest ? `  redis/req ${JSON.stringify(cell.redisCommandsPerRequest)}` : ''}`,
+              .padStart(
+                6,
+              )} req/s  ratio ${cell.ratio.toFixed(2)}  CPU/req ${refCpuPerRequest}/${baseCpuPerRequest} µs (ratio ${cell.cpuRatio.toFixed(2)})` +
+              (cell.floor
+                ? `  floor (${cell.floor.redisRoundTrips} RT) ratio ${cell.floor.ratio.toFixed(2)} ` +
+                  `CPU ${cell.floor.cpuMicrosPerRequest} µs (${cell.floor.cpuRatio.toFixed(2)})`
+                : '') +
+              `  statuses ${JSON.stringify(ref.load.statusCounts)}` +
+              (cell.redisCommandsPerRequest ? `  redis/req ${JSON.stringify(cell.redisCommandsPerRequest)}` : ''),
           );
         }
       } finally {

@@ -6,7 +6,10 @@
 import type { TestDetails } from '@playwright/test';
 
 /** Test details for the requirement(s) `ids` and the group tags (`@generic`, `@smoke`, …). */
-export function req(ids: string | readonly string[], ...groups: `@${string}`[]): TestDetails & { tag: string[]; annotation: { type: 'requirement'; description: string }[] } {
+export function req(
+  ids: string | readonly string[],
+  ...groups: `@${string}`[]
+): TestDetails & { tag: string[]; annotation: { type: 'requirement'; description: string }[] } {
   const list = typeof ids === 'string' ? [ids] : [...ids];
   return {
     tag: [...list.map((id) => `@${id}`), ...groups],

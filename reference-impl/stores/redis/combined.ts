@@ -135,7 +135,8 @@ export function createRedisCombined(
   keys: RedisKeys,
   covers: { rateLimits: RateLimitStore; idempotency: IdempotencyStore; resources: ResourceStore },
 ): CombinedOperations {
-  const parse = (raw: unknown): StoredResource | undefined => (typeof raw === 'string' && raw !== '' ? (JSON.parse(raw) as StoredResource) : undefined);
+  const parse = (raw: unknown): StoredResource | undefined =>
+    typeof raw === 'string' && raw !== '' ? (JSON.parse(raw) as StoredResource) : undefined;
 
   return {
     covers,
@@ -187,7 +188,12 @@ export function createRedisCombined(
         const id = fakes.indexOf(resource.id) + 1;
         if (id === 0) throw new Error(`a created ${kind} must take its id from build()`);
         const marker = resource[CREATED_BY];
-        const item = { prefix: args.text(keys.itemPrefix(kind)), index: args.key(keys.index(kind)), id, json: args.template(JSON.stringify(resource), fakeTexts) };
+        const item = {
+          prefix: args.text(keys.itemPrefix(kind)),
+          index: args.key(keys.index(kind)),
+          id,
+          json: args.template(JSON.stringify(resource), fakeTexts),
+        };
         return typeof marker === 'string' ? { ...item, mark: args.key(keys.marker(kind, marker)) } : item;
       });
       const plan: Record<string, unknown> = { seqs, items };
