@@ -33,6 +33,27 @@ function usageProblem(error: Error & { code?: string }): string {
   }
 }
 
+/**
+ * What a command does with its command line: the options `parse` returns, or the exit code when there
+ * is nothing to run: 0 after printing `usage` for --help (`parse` returns 'help'), 2 after printing
+ * `<name>: <problem>` and `usage` on stderr for a UsageError.
+ */
+export function optionsOrExit<T>(name: string, usage: string, parse: () => T | 'help'): T | 0 | 2 {
+  let options: T | 'help';
+  try {
+    options = parse();
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(`${name}: ${error.message}\n\n${usage}`);
+    return 2;
+  }
+  if (options === 'help') {
+    console.log(usage);
+    return 0;
+  }
+  return options;
+}
+
 /** Parses `args` against `options` (strict, no positionals); throws UsageError. */
 export function parseOptions<const O extends OptionsConfig>(args: string[], options: O) {
   try {

@@ -2,7 +2,7 @@
  * `http-api-conformance serve`: starts the reference server and shuts it down
  * gracefully on SIGTERM/SIGINT.
  */
-import { oneOf, parseOptions, UsageError, wholeNumber } from '../cli/arguments.ts';
+import { oneOf, optionsOrExit, parseOptions, UsageError, wholeNumber } from '../cli/arguments.ts';
 import { ConfigError, defaultConfig, loadConfig, resolveConfig, type Config, type ConfigOverrides } from './config.ts';
 import { startServer } from './server.ts';
 
@@ -59,11 +59,10 @@ export function howToCheck(config: Config, url: string): string {
 interface ServeOptions {
   overrides: ConfigOverrides;
   faultInjection: boolean;
-  help: boolean;
 }
 
 /** Parses the arguments after `serve`; throws UsageError on unknown or malformed options. */
-export function parseServeOptions(args: string[]): ServeOptions {
+export function parseServeOptions(args: string[]): ServeOptions | 'help' {
   const values = parseOptions(args, {
     port: { type: 'string' },
     host: { type: 'string' },
@@ -90,23 +89,14 @@ export function parseServeOptions(args: string[]): ServeOptions {
     overrides.redisCluster = nodes;
   }
   if (values.config !== undefined) overrides.configFile = values.config;
-  return { overrides, faultInjection: values['fault-injection'], help: values.help };
+  if (values.help) return 'help';
+  return { overrides, faultInjection: values['fault-injection'] };
 }
 
 /** Runs `serve` with `args`; resolves to the exit code once the server has stopped. */
 export async function serveCommand(args: string[]): Promise<number> {
-  let options: ServeOptions;
-  try {
-    options = parseServeOptions(args);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`serve: ${error.message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (options.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  const options = optionsOrExit('serve', USAGE, () => parseServeOptions(args));
+  if (typeof options === 'number') return options;
 
   let server: Awaited<ReturnType<typeof startServer>>;
   try {

@@ -9,7 +9,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { packagePath } from '../../spec/package-files.ts';
-import { baseUrl, parseOptions, UsageError } from '../arguments.ts';
+import { baseUrl, optionsOrExit, parseOptions, UsageError } from '../arguments.ts';
 import { probeTargets } from '../../conformance/cli/probe.ts';
 import { parseProfile, ProfileError, todoMarkers } from '../../conformance/target/profile.ts';
 import type { ProfileRequest, TargetProfile } from '../../conformance/target/profile.ts';
@@ -133,18 +133,8 @@ export function assembleProfile(draft: Draft, answers: Answers, targets: string[
 /** Runs `init` with `args`; resolves with the exit code. */
 export async function initCommand(args: string[], io: { cwd?: string; interactive?: boolean } = {}): Promise<number> {
   const cwd = io.cwd ?? process.cwd();
-  let options: InitOptions | 'help';
-  try {
-    options = parseInitOptions(args, cwd);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`http-api-conformance init: ${error.message}\n\n${INIT_USAGE}`);
-    return 2;
-  }
-  if (options === 'help') {
-    console.log(INIT_USAGE);
-    return 0;
-  }
+  const options = optionsOrExit('http-api-conformance init', INIT_USAGE, () => parseInitOptions(args, cwd));
+  if (typeof options === 'number') return options;
   if (existsSync(options.out) && !options.force) {
     console.error(`http-api-conformance init: ${options.out} exists; give --force to replace it, or --out another file`);
     return 2;

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { oneOf, parseOptions, UsageError, wholeNumber } from '../../cli/arguments.ts';
+import { oneOf, optionsOrExit, parseOptions, UsageError, wholeNumber } from '../../cli/arguments.ts';
 import { PACKAGE_ROOT } from '../../spec/package-files.ts';
 import { writeResults } from '../../spec/results.ts';
 import { certifyClient } from './certify.ts';
@@ -46,11 +46,10 @@ interface Args {
   strict: boolean;
   json: boolean;
   matrix: boolean;
-  help: boolean;
 }
 
 /** Parses the arguments after `client-check`; throws UsageError on unknown or malformed options. */
-export function parseCheckOptions(argv: string[]): Args {
+export function parseCheckOptions(argv: string[]): Args | 'help' {
   const values = parseOptions(argv, {
     command: { type: 'string', default: '' },
     out: { type: 'string', default: 'conformance-results/client' },
@@ -76,9 +75,8 @@ export function parseCheckOptions(argv: string[]): Args {
     strict: values.strict,
     json: values.json,
     matrix: values.matrix,
-    help: values.help,
   };
-  if (args.help) return args;
+  if (values.help) return 'help';
   if (args.matrix && args.command !== '') throw new UsageError('--matrix runs the adapters of the matrix: leave out --command');
   if (!args.matrix && args.command.trim() === '') throw new UsageError('--command is required: the adapter script around your client');
   return args;
@@ -86,18 +84,8 @@ export function parseCheckOptions(argv: string[]): Args {
 
 /** Runs `client-check` with its arguments and resolves to the exit code (0, 1 or 2). */
 export async function clientCheckCommand(argv: string[]): Promise<number> {
-  let args: Args;
-  try {
-    args = parseCheckOptions(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`client-check: ${error.message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (args.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  const args = optionsOrExit('client-check', USAGE, () => parseCheckOptions(argv));
+  if (typeof args === 'number') return args;
   if (args.matrix) return matrixCommand(args);
   const log = args.json ? (line: string) => console.error(line) : (line: string) => console.log(`  ${line}`);
   if (!args.json) console.log(`client-check: certifying "${args.command}" (time scale ${args.timeScale})`);

@@ -48,8 +48,8 @@ test('run, serve and client-check share the wording', () => {
   }
   expect(problem(() => parseServeOptions(['--port', '70000']))).toBe('--port must be a whole number from 0 to 65535 (got "70000")');
   expect(problem(() => parseCheckOptions(['--command', 'true', '--concurrency', '0']))).toBe('--concurrency must be a whole number from 1 to 64 (got "0")');
-  expect(parseServeOptions(['--redis-cluster', '127.0.0.1:7000,127.0.0.1:7001']).overrides).toEqual({
-    store: 'redis',
-    redisCluster: ['127.0.0.1:7000', '127.0.0.1:7001'],
-  });
+  expect(parseServeOptions(['--help'])).toBe('help');
+  expect(parseCheckOptions(['-h'])).toBe('help');
+  const cluster = parseServeOptions(['--redis-cluster', '127.0.0.1:7000,127.0.0.1:7001']);
+  expect(cluster).toMatchObject({ overrides: { store: 'redis', redisCluster: ['127.0.0.1:7000', '127.0.0.1:7001'] } });
 });
