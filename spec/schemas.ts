@@ -77,17 +77,16 @@ export function addSchemaKeywords(ajv: { addKeyword(definition: KeywordDefinitio
 }
 
 /**
- * Creates one Ajv (JSON Schema 2020-12, strict mode, all errors, ajv-formats) holding every
- * schema of `spec/schemas/`. A schema is compiled the first time it is used and kept: importing
- * this module costs no compilation (each conformance worker and the Playwright runner import it,
- * most of them for a few schemas), and `compileAll()` compiles every schema up front (the
- * reference server calls it at start-up, so no request pays for a compilation). Decimal amounts
- * use the `x-maxDecimalPlaces` keyword, never `multipleOf` (D-FIELDS).
+ * The schemas of `spec/schemas/` and one Ajv (JSON Schema 2020-12, strict mode, all errors,
+ * ajv-formats) over them. The files are read and their `$id`s checked at once (milliseconds); the Ajv
+ * is built on the first validation, and a schema is compiled the first time it is used and kept:
+ * building the Ajv compiles the 2020-12 meta-schema (100-300 ms of CPU), and many processes that
+ * import this module (the Playwright runner, every conformance worker, the CLI) never validate, or
+ * only a few schemas. `compileAll()` compiles every schema up front (the reference server calls it at
+ * start-up, so no request pays for a compilation). Decimal amounts use the `x-maxDecimalPlaces`
+ * keyword, never `multipleOf` (D-FIELDS).
  */
 export function createSchemaValidator() {
-  const ajv = new Ajv2020({ strict: true, allErrors: true });
-  addFormats(ajv);
-  addSchemaKeywords(ajv);
   const sources = loadSchemas();
   const ids: Record<string, string> = {};
   for (const [name, schema] of sources) {
@@ -96,7 +95,16 @@ export function createSchemaValidator() {
       throw new Error(`schema ${name}: $id must be ${expected}, found ${String(schema.$id)}`);
     }
     ids[name] = expected;
-    ajv.addSchema(schema);
+  }
+  let built: InstanceType<typeof Ajv2020> | undefined;
+  function ajv(): InstanceType<typeof Ajv2020> {
+    if (built === undefined) {
+      built = new Ajv2020({ strict: true, allErrors: true });
+      addFormats(built);
+      addSchemaKeywords(built);
+      for (const schema of sources.values()) built.addSchema(schema);
+    }
+    return built;
   }
   const validators = new Map<string, ValidateFunction>();
   function validator(name: string): ValidateFunction {
@@ -104,7 +112,7 @@ export function createSchemaValidator() {
     if (known) return known;
     const id = ids[name];
     if (id === undefined) throw new Error(`unknown schema: ${name}`);
-    const validate = ajv.getSchema(id);
+    const validate = ajv().getSchema(id);
     if (!validate) throw new Error(`schema ${name} did not compile`);
     validators.set(name, validate);
     return validate;
@@ -112,7 +120,7 @@ export function createSchemaValidator() {
   function compileAll(): void {
     for (const name of Object.keys(ids)) validator(name);
   }
-  return { ajv, ids, sources, validator, compileAll };
+  return { ids, sources, validator, compileAll };
 }
 
 const registry = createSchemaValidator();
@@ -122,9 +130,6 @@ export const schemaIds: Readonly<Record<string, string>> = Object.freeze({ ...re
 
 /** The names of every loaded schema, sorted. */
 export const schemaNames: readonly string[] = Object.keys(schemaIds).sort();
-
-/** The shared Ajv instance, for callers that need to compile a schema of their own against ours. */
-export const ajv = registry.ajv;
 
 /** The parsed source of one schema file. */
 export function getSchema(name: string): AnySchemaObject {
