@@ -23,6 +23,16 @@ test.describe('jitter judgement', () => {
     expect(checks[1]?.detail).toMatch(new RegExp(`< ${MIN_JITTER_SD} s`));
   });
 
+  test('a constant jitter whose measuring delays lift the standard deviation still fails: the waits not delayed stay at its floor', () => {
+    // Time scale 0.25: 15 ms of real time is 0.06 s of the document. Six of ten at the floor, four delayed by 100-400 ms real.
+    const lifted = [0.01, 0.03, 0.02, 0.45, 0.01, 1.2, 0.04, 0.9, 0.02, 0.6];
+    const checks = jitterChecks(samples(lifted), ctx);
+    expect(checks[1]?.status, checks[1]?.detail).toBe('failed');
+    expect(checks[1]?.detail).toContain('6 of 10 lie within 15 ms of the smallest');
+    // Below MIN_FLOOR_SAMPLES the floor is not judged: too few samples to tell a floor from chance.
+    expect(jitterChecks(samples(lifted.slice(3, 9)), ctx)[1]?.status).toBe('passed');
+  });
+
   test('a jitter of 2 seconds is outside [0, 1)', () => {
     const checks = jitterChecks(samples([0.1, 0.5, 2.2, 0.7, 0.3, 0.9]), ctx);
     expect(checks[0]?.status).toBe('failed');
