@@ -5,6 +5,7 @@
  * to exit 0 on spec/openapi.yaml and on the widgets document) is in package-install.spec.ts.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { readResults } from '../../spec/results.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -123,6 +124,7 @@ test('without tokens init writes TODO markers, and run refuses the profile with 
   expect(init.stdout).toContain(`next: npx http-api-conformance run --profile ${out}`);
   const run = await runNode([CLI, 'run', '--profile', out, '--out', join(dir, 'results')]);
   expect(run.code).toBe(2);
+  expect(readResults(join(dir, 'results', 'results.json')).exitCode).toBe(2);
   expect(run.stderr).toContain('/tokens/valid: TODO');
   expect(run.stderr).toContain('/tokens/other: TODO');
 

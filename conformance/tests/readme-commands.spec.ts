@@ -16,6 +16,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
 import { deleteKeysWithPrefix, redisAnswers, sharedRedisUrl, uniqueKeyPrefix } from '../../reference-impl/redis-admin.ts';
+import { readResults } from '../../spec/results.ts';
 import { readmeCommands } from './support/readme-commands.ts';
 import type { ReadmeCommand } from './support/readme-commands.ts';
 import { PACKAGE_ROOT, runProcess, tempOut } from './support/subprocess.ts';
@@ -170,9 +171,11 @@ test('npm start prints its URL and the run command; that command, typed as print
     expect(server.output()).toContain('Fault injection: on (X-Fault-Inject; development only)');
     const printed = server.match[1] ?? '';
     expect(printed).toMatch(/^npx http-api-conformance run --profile fixtures\/profiles\/reference\.json --target http:\/\/127\.0\.0\.1:\d+$/);
-    const run = await shell(`${printed} --out ${tempOut('readme-start')}`);
+    const out = tempOut('readme-start');
+    const run = await shell(`${printed} --out ${out}`);
     expect(run.code, verdict(run)).toBe(0);
     expect(run.stdout).toMatch(/^PASS: \d+ passed, 0 failed, 0 warning, \d+ skipped$/m);
+    expect(readResults(join(out, 'results.json')).exitCode).toBe(0);
   } finally {
     await server.stop();
     // The npm and sh wrappers die of the signal; the server itself says it shut down gracefully.
@@ -182,10 +185,12 @@ test('npm start prints its URL and the run command; that command, typed as print
 
 test('npm run conformance exits 0 with PASS and no warning', async () => {
   test.setTimeout(240_000);
-  const run = await shell(`npm run conformance -- --out ${tempOut('readme-conformance')}`);
+  const out = tempOut('readme-conformance');
+  const run = await shell(`npm run conformance -- --out ${out}`);
   expect(run.code, verdict(run)).toBe(0);
   expect(run.stdout).toContain('no --target: starting the embedded reference server');
   expect(run.stdout).toMatch(/^PASS: \d+ passed, 0 failed, 0 warning, \d+ skipped$/m);
+  expect(readResults(join(out, 'results.json')).complete).toBe(true);
 });
 
 for (const [command, id] of [
@@ -200,6 +205,7 @@ for (const [command, id] of [
     expect(run.code, verdict(run)).toBe(0);
     expect(run.stdout).toMatch(new RegExp(`^${id} +MUST +passed`, 'm'));
     expect(run.stdout).toMatch(/^PASS: /m);
+    expect(readResults(join(out, 'results.json')).requirements.find((r) => r.id === id)?.outcome).toBe('passed');
   });
 }
 
@@ -262,4 +268,5 @@ test('client-check with the reference client exits 0', async () => {
   const run = await shell(`npx http-api-conformance client-check --command "node --import tsx fixtures/clients/reference-client.ts" --out ${out}`);
   expect(run.code, verdict(run)).toBe(0);
   expect(run.stdout).toMatch(/^\s*\d+ passed, 0 failed, 0 warnings, 0 skipped in [\d.]+ s/m);
+  expect(readResults(join(out, 'results.json')).exitCode).toBe(0);
 });

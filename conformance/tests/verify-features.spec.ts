@@ -11,6 +11,7 @@ import { referenceProfile } from '../target/embedded.ts';
 import type { TargetProfile } from '../target/profile.ts';
 import { runCli, tempOut } from './support/subprocess.ts';
 import { writeFileSync } from 'node:fs';
+import { readResults } from '../../spec/results.ts';
 import { join } from 'node:path';
 
 async function withReference<T>(faultInjection: boolean, body: (profile: TargetProfile) => Promise<T>): Promise<T> {
@@ -64,6 +65,7 @@ test('run stops with exit 2 before the suite when the profile declares fault inj
     writeFileSync(file, JSON.stringify(profile));
     const run = await runCli(['--profile', file, '--out', join(dir, 'out')], {}, 60_000);
     expect(run.code, run.stdout + run.stderr).toBe(2);
+    expect(readResults(join(dir, 'out', 'results.json')).exitCode).toBe(2);
     expect(run.stderr).toContain('features.faultInjection: the target ignores X-Fault-Inject: 500');
     expect(run.stdout + run.stderr, 'the suite never started').not.toContain('Running ');
     expect(run.elapsedMs, 'within seconds, not after the suite').toBeLessThan(30_000);

@@ -5,10 +5,11 @@
  * the multi-target conformance run, and a primary killed while payments are in flight.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
+import { readResults } from '../../spec/results.ts';
 import { loadConfig, resolveConfig } from '../config.ts';
 import { type LocalCluster, clusterToolsInstalled, startLocalCluster } from '../local-cluster.ts';
 import { uniqueKeyPrefix } from '../redis-admin.ts';
@@ -142,7 +143,7 @@ test.describe('on a local 3-primary Redis Cluster', () => {
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
       expect(code, output).toBe(0);
-      const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as { requirements: { id: string; outcome: string }[] };
+      const results = readResults(join(out, 'results.json'));
       const outcome = (id: string): string | undefined => results.requirements.find((r) => r.id === id)?.outcome;
       // The checks that need two instances ran and passed: one bucket and one idempotency record for the fleet.
       for (const id of ['STATELESS-ANY-INSTANCE', 'RATE-LIMIT-SHARED-STORE', 'IDEMPOTENCY-REPLAY']) expect(outcome(id), id).toBe('passed');
