@@ -11,12 +11,12 @@ export default defineConfig({
   forbidOnly: !!process.env.CI,
   workers: process.env.CI ? 3 : 3,
   reporter: [['list'], ['json', { outputFile: 'test-results/report.json' }]],
-  // Playwright hands out tests in project order. The timing-sensitive client and reference-impl tests
+  // Playwright hands out tests in project order. The timing-sensitive reference-impl and client tests
   // go first, while the machine is least loaded; the two meta-tests (about four minutes each) in
   // conformance-tools then start before the quick spec checks, so the run does not end on them.
   projects: [
-    { name: 'client', testDir: 'client/tests' },
     { name: 'reference-impl', testDir: 'reference-impl/tests' },
+    { name: 'client', testDir: 'client/tests' },
     { name: 'conformance-tools', testDir: 'conformance/tests' },
     { name: 'spec', testDir: 'spec/tests' },
     { name: 'conformance', testDir: 'conformance/suite' },
