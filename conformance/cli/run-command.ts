@@ -16,12 +16,11 @@ import type { RunOptions } from './options.ts';
 import { runSuite, startSuite } from './playwright-process.ts';
 import type { SuiteProcess, SuiteRun } from './playwright-process.ts';
 import { writeWhole } from './profile-handoff.ts';
-import { rateLimitPool } from '../support/rate-limit.ts';
 import { probeTargets } from './probe.ts';
 import { formatDisagreements, mergeRuns, runDirectory } from './repeat.ts';
 import { formatFeatureProblems, verifyFeatures } from './verify-features.ts';
 import { exportTlsTrust, runEnvironment } from '../run-environment.ts';
-import { hasBaseUrls, parseProfile, ProfileError, readProfile, REFERENCE_PROFILE, withTargets } from '../target/profile.ts';
+import { hasBaseUrls, parseProfile, ProfileError, rateLimitPool, readProfile, REFERENCE_PROFILE, withTargets } from '../target/profile.ts';
 import type { ProfileDocument } from '../target/profile.ts';
 import type { TargetProfile } from '../target/profile.ts';
 

@@ -11,9 +11,10 @@
  */
 import type { TestInfo } from '@playwright/test';
 import { test as suite } from '../fixtures.ts';
+import { rateLimitPool } from '../target/profile.ts';
 import type { TargetProfile } from '../target/profile.ts';
 import { describe } from './problem.ts';
-import { Bucket, rateHeaders, rateLimitPool } from './rate-limit.ts';
+import { Bucket, rateHeaders } from './rate-limit.ts';
 import type { Policy } from './rate-limit.ts';
 import { Target } from './target.ts';
 import { acquireToken } from './token-lock.ts';

@@ -7,16 +7,6 @@ import { delay } from './http.ts';
 import type { HttpResponse } from './http.ts';
 import type { Client } from './client.ts';
 import { describe } from './problem.ts';
-import type { TargetProfile } from '../target/profile.ts';
-
-/**
- * The profile's rate-limit tokens, each its own bucket on one policy: `tokens.rateLimit`, then
- * `tokens.rateLimitPool` (D-PROFILE); empty when the profile names none.
- */
-export function rateLimitPool(profile: Pick<TargetProfile, 'tokens'>): string[] {
-  const { rateLimit, rateLimitPool: more = [] } = profile.tokens;
-  return rateLimit === undefined ? [] : [...new Set([rateLimit, ...more])];
-}
 
 export interface RateHeaders {
   limit?: number;

@@ -149,3 +149,12 @@ export function withTargets(profile: ProfileDocument, targets: string[]): Profil
 export function hasBaseUrls(profile: ProfileDocument): boolean {
   return Array.isArray(profile.baseUrls) && profile.baseUrls.length > 0;
 }
+
+/**
+ * The profile's rate-limit tokens, each its own bucket on one policy: `tokens.rateLimit`, then
+ * `tokens.rateLimitPool` (D-PROFILE); empty when the profile names none.
+ */
+export function rateLimitPool(profile: Pick<TargetProfile, 'tokens'>): string[] {
+  const { rateLimit, rateLimitPool: more = [] } = profile.tokens;
+  return rateLimit === undefined ? [] : [...new Set([rateLimit, ...more])];
+}
