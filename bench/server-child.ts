@@ -1,6 +1,6 @@
 /**
- * Child-process entry of a server under test (run with `node --import tsx bench/server-child.ts
- * '<spec json>'`), so that the load generator and the server do not share one event loop. It tells
+ * Child-process entry of a server under test (forked by servers.ts with `'<spec json>'`: compiled by
+ * compile.ts by default, through tsx with --from-sources), so that the load generator and the server do not share one event loop. It tells
  * the parent `{ type: 'ready', url }` over IPC, counts the Redis commands the server sends (asked
  * with `{ type: 'stats' }`, reset with `{ type: 'reset-stats' }`), answers `{ type: 'mark' }` with its monotonic clock in µs (the
  * clock of V8 CPU profiles) and the CPU time it has used, and closes and exits on

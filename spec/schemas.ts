@@ -80,7 +80,7 @@ export function addSchemaKeywords(ajv: { addKeyword(definition: KeywordDefinitio
  * The schemas of `spec/schemas/` and one Ajv (JSON Schema 2020-12, strict mode, all errors,
  * ajv-formats) over them. The files are read and their `$id`s checked at once (milliseconds); the Ajv
  * is built on the first validation, and a schema is compiled the first time it is used and kept:
- * building the Ajv compiles the 2020-12 meta-schema (100-300 ms of CPU), and many processes that
+ * building the Ajv compiles the 2020-12 meta-schema (about 80 ms of CPU on a quiet machine), and many processes that
  * import this module (the Playwright runner, every conformance worker, the CLI) never validate, or
  * only a few schemas. `compileAll()` compiles every schema up front (the reference server calls it at
  * start-up, so no request pays for a compilation). Decimal amounts use the `x-maxDecimalPlaces`
