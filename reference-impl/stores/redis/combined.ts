@@ -1,63 +1,70 @@
 import { randomInt } from 'node:crypto';
 import { assertPolicy } from '../../rate-limit/rounding.ts';
 import { CREATED_BY } from '../types.ts';
-import type { CombinedOperations, IdempotencyStore, RateLimitStore, ResourceStore, StoredResource } from '../types.ts';
+import type { CombinedOperations, Creation, IdempotencyStore, RateLimitStore, ResourceStore, StoredResource } from '../types.ts';
+import { Batcher } from './batcher.ts';
 import { lua } from './connection.ts';
 import type { RedisConnection } from './connection.ts';
 import { claimOf, completedRecord, inFlight, toMs } from './idempotency.ts';
 import type { RedisKeys } from './keys.ts';
-import { LEAKY_BUCKET_THEN_CLAIM, TOKEN_BUCKET_THEN_CLAIM, TOKEN_BUCKET_THEN_GET } from './rate-limit-scripts.ts';
+import { LEAKY_BUCKET_THEN_CLAIM } from './rate-limit-scripts.ts';
 import { decisionOf } from './rate-limits.ts';
+import type { TokenTakes } from './token-takes.ts';
 
 /**
- * KEYS = every key the creation touches. ARGV[1] = the plan (JSON) naming keys by their KEYS index and
- * texts by their ARGV index, so no key or text is sent twice and no JSON is escaped inside JSON:
- * `check` (marker key) and `checkItem` (item prefix of its kind), `seqs` (sequence keys, one new id
- * each), `items` (per record: item prefix, index key, 1-based id number, template, optional marker key),
- * optional `complete` (record key, our in-flight record, completed-record template, ttl ms). A template
- * alternates texts and id numbers: { text, id, text, … }.
- * Reply: { 0, existing JSON } when the marker names a live resource, else { 1, id1, id2, … }.
+ * KEYS = every key the creations touch. ARGV[1] = the plans (a JSON array: several creations of one
+ * event-loop turn go out together, D-REDIS-BATCH, and run one after the other, each as it would alone).
+ * A plan names keys by their KEYS index and texts by their ARGV index, so no key or text is sent twice
+ * and no JSON is escaped inside JSON: `check` (marker key) and `checkItem` (item prefix of its kind),
+ * `seqs` (sequence keys, one new id each), `items` (per record: item prefix, index key, 1-based id
+ * number, template, optional marker key), optional `complete` (record key, our in-flight record,
+ * completed-record template, ttl ms). A template alternates texts and id numbers: { text, id, text, … }.
+ * Reply, one per plan: { 0, existing JSON } when the marker names a live resource, else { 1, id1, id2, … }.
  * Item keys are made from their declared prefix; they share its hash tag (keys.ts), so the script
  * stays in one slot.
  */
 const CREATE = lua(`
-local plan = cjson.decode(ARGV[1])
-if plan.check then
-  local id = redis.call('GET', KEYS[plan.check])
-  if id then
-    local existing = redis.call('GET', ARGV[plan.checkItem] .. id)
-    if existing then return { 0, existing } end
+local function create(plan)
+  if plan.check then
+    local id = redis.call('GET', KEYS[plan.check])
+    if id then
+      local existing = redis.call('GET', ARGV[plan.checkItem] .. id)
+      if existing then return { 0, existing } end
+    end
   end
-end
-local ids = {}
-for i, seq in ipairs(plan.seqs) do ids[i] = string.format('%d', redis.call('INCR', KEYS[seq])) end
-local function fill(template)
-  local out = {}
-  for i, part in ipairs(template) do
-    if i % 2 == 1 then out[i] = ARGV[part] else out[i] = ids[part] end
+  local ids = {}
+  for i, seq in ipairs(plan.seqs) do ids[i] = string.format('%d', redis.call('INCR', KEYS[seq])) end
+  local function fill(template)
+    local out = {}
+    for i, part in ipairs(template) do
+      if i % 2 == 1 then out[i] = ARGV[part] else out[i] = ids[part] end
+    end
+    return table.concat(out)
   end
-  return table.concat(out)
+  for _, item in ipairs(plan.items) do
+    local id = ids[item.id]
+    redis.call('SET', ARGV[item.prefix] .. id, fill(item.json))
+    redis.call('ZADD', KEYS[item.index], id, id)
+    if item.mark then redis.call('SET', KEYS[item.mark], id) end
+  end
+  if plan.complete then
+    local c = plan.complete
+    local existing = redis.call('GET', KEYS[c.key])
+    if existing == false or existing == ARGV[c.inflight] then redis.call('SET', KEYS[c.key], fill(c.record), 'PX', c.ttl) end
+  end
+  local reply = { 1 }
+  for i, id in ipairs(ids) do reply[i + 1] = id end
+  return reply
 end
-for _, item in ipairs(plan.items) do
-  local id = ids[item.id]
-  redis.call('SET', ARGV[item.prefix] .. id, fill(item.json))
-  redis.call('ZADD', KEYS[item.index], id, id)
-  if item.mark then redis.call('SET', KEYS[item.mark], id) end
-end
-if plan.complete then
-  local c = plan.complete
-  local existing = redis.call('GET', KEYS[c.key])
-  if existing == false or existing == ARGV[c.inflight] then redis.call('SET', KEYS[c.key], fill(c.record), 'PX', c.ttl) end
-end
-local reply = { 1 }
-for i, id in ipairs(ids) do reply[i + 1] = id end
-return reply
+local replies = {}
+for i, plan in ipairs(cjson.decode(ARGV[1])) do replies[i] = create(plan) end
+return replies
 `);
 
 /** The KEYS and ARGV of one CREATE call: each key and text is sent once and named by its 1-based index. */
 class ScriptArguments {
   readonly keys: string[] = [];
-  /** ARGV[1] is the plan; texts start at ARGV[2]. */
+  /** ARGV[1] holds the plans; texts start at ARGV[2]. */
   readonly texts: string[] = [];
   private readonly keyIndex = new Map<string, number>();
 
@@ -134,9 +141,57 @@ export function createRedisCombined(
   connection: RedisConnection,
   keys: RedisKeys,
   covers: { rateLimits: RateLimitStore; idempotency: IdempotencyStore; resources: ResourceStore },
+  tokenTakes: TokenTakes,
 ): CombinedOperations {
   const parse = (raw: unknown): StoredResource | undefined =>
     typeof raw === 'string' && raw !== '' ? (JSON.parse(raw) as StoredResource) : undefined;
+
+  /** The CREATE plan of one creation, its keys and texts added to `args`. */
+  function planOf(creation: Creation, args: ScriptArguments): Record<string, unknown> {
+    const fakes = placeholders(creation.kinds.length);
+    const fakeTexts = fakes.map(String);
+    const draft = creation.build(fakes);
+    const seqs = creation.kinds.map((kind) => args.key(keys.sequence(kind)));
+    const items = draft.entries.map(([kind, resource]) => {
+      const id = fakes.indexOf(resource.id) + 1;
+      if (id === 0) throw new Error(`a created ${kind} must take its id from build()`);
+      const marker = resource[CREATED_BY];
+      const item = {
+        prefix: args.text(keys.itemPrefix(kind)),
+        index: args.key(keys.index(kind)),
+        id,
+        json: args.template(JSON.stringify(resource), fakeTexts),
+      };
+      return typeof marker === 'string' ? { ...item, mark: args.key(keys.marker(kind, marker)) } : item;
+    });
+    const plan: Record<string, unknown> = { seqs, items };
+    if (creation.marker !== undefined) {
+      plan.check = args.key(keys.marker(creation.marker.kind, creation.marker.value));
+      plan.checkItem = args.text(keys.itemPrefix(creation.marker.kind));
+    }
+    // On a Cluster the record lives in the caller's slot: it is completed by a second script (create).
+    const done = creation.complete;
+    if (done !== undefined && !connection.clustered) {
+      plan.complete = {
+        key: args.key(keys.idempotency(done.key)),
+        inflight: args.text(inFlight(done.fingerprint)),
+        record: args.template(completedRecord(done.fingerprint, draft.response), fakeTexts),
+        ttl: toMs(done.ttlSeconds),
+      };
+    }
+    return plan;
+  }
+
+  // D-REDIS-BATCH: the creations of one event-loop turn in one CREATE script. Every key of a plan
+  // but its completion is in the resources' slot, and on a Cluster completions are separate, so a
+  // batch stays in one slot there too.
+  const creations = new Batcher<Creation, unknown>(async (batch) => {
+    const args = new ScriptArguments();
+    const plans = batch.map((creation) => planOf(creation, args));
+    const replies = await connection.script(CREATE, args.keys, [JSON.stringify(plans), ...args.texts]);
+    if (!Array.isArray(replies)) throw new Error('unexpected reply from the creation script');
+    return replies as unknown[];
+  });
 
   return {
     covers,
@@ -154,9 +209,8 @@ export function createRedisCombined(
         const resource = decision.allowed ? parse(raw) : undefined;
         return resource === undefined ? { decision } : { decision, resource };
       }
-      const reply = await connection.script(TOKEN_BUCKET_THEN_GET, [keys.bucket(key, false), item], [policy.capacity, policy.refillPerSecond]);
-      const decision = decisionOf(reply, policy);
-      const resource = decision.allowed ? parse((reply as unknown[])[5]) : undefined;
+      const { decision, along } = await tokenTakes.take(key, policy, { kind: 'get', key: item });
+      const resource = decision.allowed ? parse(along) : undefined;
       return resource === undefined ? { decision } : { decision, resource };
     },
 
@@ -167,10 +221,16 @@ export function createRedisCombined(
         if (!decision.allowed) return { decision };
         return { decision, claim: await covers.idempotency.claim(claim.key, claim.fingerprint, claim.lockSeconds) };
       }
-      const leaky = policy.algorithm === 'leaky-bucket';
+      const record = keys.idempotency(claim.key);
+      if (policy.algorithm === 'token-bucket') {
+        const along = { kind: 'claim', key: record, record: inFlight(claim.fingerprint), lockMs: toMs(claim.lockSeconds) } as const;
+        const taken = await tokenTakes.take(key, policy, along);
+        if (!taken.decision.allowed) return { decision: taken.decision };
+        return { decision: taken.decision, claim: claimOf(taken.along, claim.fingerprint) };
+      }
       const reply = await connection.script(
-        leaky ? LEAKY_BUCKET_THEN_CLAIM : TOKEN_BUCKET_THEN_CLAIM,
-        [keys.bucket(key, leaky), keys.idempotency(claim.key)],
+        LEAKY_BUCKET_THEN_CLAIM,
+        [keys.bucket(key, true), record],
         [policy.capacity, policy.refillPerSecond, inFlight(claim.fingerprint), toMs(claim.lockSeconds)],
       );
       const decision = decisionOf(reply, policy);
@@ -179,39 +239,7 @@ export function createRedisCombined(
     },
 
     async create(creation) {
-      const fakes = placeholders(creation.kinds.length);
-      const fakeTexts = fakes.map(String);
-      const draft = creation.build(fakes);
-      const args = new ScriptArguments();
-      const seqs = creation.kinds.map((kind) => args.key(keys.sequence(kind)));
-      const items = draft.entries.map(([kind, resource]) => {
-        const id = fakes.indexOf(resource.id) + 1;
-        if (id === 0) throw new Error(`a created ${kind} must take its id from build()`);
-        const marker = resource[CREATED_BY];
-        const item = {
-          prefix: args.text(keys.itemPrefix(kind)),
-          index: args.key(keys.index(kind)),
-          id,
-          json: args.template(JSON.stringify(resource), fakeTexts),
-        };
-        return typeof marker === 'string' ? { ...item, mark: args.key(keys.marker(kind, marker)) } : item;
-      });
-      const plan: Record<string, unknown> = { seqs, items };
-      if (creation.marker !== undefined) {
-        plan.check = args.key(keys.marker(creation.marker.kind, creation.marker.value));
-        plan.checkItem = args.text(keys.itemPrefix(creation.marker.kind));
-      }
-      // On a Cluster the record lives in the caller's slot: it is completed by a second script below.
-      const done = creation.complete;
-      if (done !== undefined && !connection.clustered) {
-        plan.complete = {
-          key: args.key(keys.idempotency(done.key)),
-          inflight: args.text(inFlight(done.fingerprint)),
-          record: args.template(completedRecord(done.fingerprint, draft.response), fakeTexts),
-          ttl: toMs(done.ttlSeconds),
-        };
-      }
-      const reply = await connection.script(CREATE, args.keys, [JSON.stringify(plan), ...args.texts]);
+      const reply = await creations.add(creation);
       if (!Array.isArray(reply) || reply.length < 1) throw new Error('unexpected reply from the creation script');
       if (Number(reply[0]) === 0) {
         const existing = parse(reply[1]);
@@ -220,6 +248,7 @@ export function createRedisCombined(
       }
       const ids = reply.slice(1).map(Number);
       const built = creation.build(ids);
+      const done = creation.complete;
       if (done !== undefined && connection.clustered) await covers.idempotency.complete(done.key, done.fingerprint, built.response, done.ttlSeconds);
       return { created: true, ids, ...built };
     },

@@ -5,6 +5,7 @@ import { createRedisIdempotency } from './idempotency.ts';
 import { redisKeys } from './keys.ts';
 import { createRedisRateLimits } from './rate-limits.ts';
 import { createRedisResources } from './resources.ts';
+import { createTokenTakes } from './token-takes.ts';
 
 /** Options of the Redis adapter. */
 export interface RedisStoresOptions {
@@ -27,14 +28,15 @@ export interface RedisStoresOptions {
 export function createRedisStores(options: RedisStoresOptions): Stores {
   const keys = redisKeys(options.keyPrefix ?? 'hac:');
   const connection = connectRedis(options);
-  const rateLimits = createRedisRateLimits(connection, keys);
+  const tokenTakes = createTokenTakes(connection, keys);
+  const rateLimits = createRedisRateLimits(connection, keys, tokenTakes);
   const idempotency = createRedisIdempotency(connection, keys);
   const resources = createRedisResources(connection, keys);
   return {
     rateLimits,
     idempotency,
     resources,
-    combined: createRedisCombined(connection, keys, { rateLimits, idempotency, resources }),
+    combined: createRedisCombined(connection, keys, { rateLimits, idempotency, resources }, tokenTakes),
     async ping() {
       await connection.run((c) => c.ping());
     },

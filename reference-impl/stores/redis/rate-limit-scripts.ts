@@ -9,6 +9,7 @@ import { lua } from './connection.ts';
  */
 const COMMON = `
 if redis.replicate_commands then pcall(redis.replicate_commands) end
+local bucket = KEYS[1]
 local capacity = tonumber(ARGV[1])
 local rate = tonumber(ARGV[2])
 local eps = 1e-9
@@ -26,10 +27,14 @@ end
 local function num(x) return string.format('%.17g', x) end
 `;
 
-/** Body of `take()` on KEYS[1] = bucket hash {t = tokens, u = updatedAtMs}. */
+/**
+ * Body of `take()` on the hash `bucket` {t = tokens, u = updatedAtMs}. A rejection's fifth element
+ * is the tokens available (a string, full precision): from it an instance knows exactly how long the
+ * bucket stays empty (redis/denials.ts).
+ */
 const TOKEN_TAKE = `
 local function take()
-  local saved = redis.call('HMGET', KEYS[1], 't', 'u')
+  local saved = redis.call('HMGET', bucket, 't', 'u')
   local at = now
   local available = capacity
   local function tokens_at(tokens, updated, t)
@@ -44,8 +49,8 @@ local function take()
     return whole_seconds((capacity - tokens) / rate, 0, function(s) return tokens + s * rate >= capacity - eps end)
   end
   local function save(tokens)
-    redis.call('HSET', KEYS[1], 't', num(tokens), 'u', num(at))
-    redis.call('PEXPIRE', KEYS[1], math.ceil(((capacity - tokens) * 1000) / rate) + 1000)
+    redis.call('HSET', bucket, 't', num(tokens), 'u', num(at))
+    redis.call('PEXPIRE', bucket, math.ceil(((capacity - tokens) * 1000) / rate) + 1000)
   end
   if available >= 1 - eps then
     local left = math.max(0, available - 1)
@@ -56,14 +61,14 @@ local function take()
   local retry = whole_seconds((1 - available) / rate, 1, function(s)
     return tokens_at(available, at, at + s * 1000) >= 1 - eps
   end)
-  return { 0, 0, reset_seconds(available), retry, 0 }
+  return { 0, 0, reset_seconds(available), retry, num(available) }
 end
 `;
 
-/** Body of `take()` on KEYS[1] = string holding drainAtMs. */
+/** Body of `take()` on `bucket` = string holding drainAtMs. */
 const LEAKY_TAKE = `
 local function take()
-  local saved = tonumber(redis.call('GET', KEYS[1]) or '')
+  local saved = tonumber(redis.call('GET', bucket) or '')
   local function queued_at(drain_at, t)
     return (math.max(0, drain_at - t) * rate) / 1000
   end
@@ -76,7 +81,7 @@ local function take()
   if queued <= capacity - 1 + eps then
     local after_drain = drain_at + 1000 / rate
     local after = queued_at(after_drain, now)
-    redis.call('SET', KEYS[1], num(after_drain), 'PX', math.ceil(after_drain - now) + 1000)
+    redis.call('SET', bucket, num(after_drain), 'PX', math.ceil(after_drain - now) + 1000)
     return { 1, whole_units(capacity - after), empty_seconds(after_drain), 0, math.max(0, math.ceil(drain_at - now - eps)) }
   end
   local retry = whole_seconds((queued - (capacity - 1)) / rate, 1, function(s)
@@ -87,32 +92,60 @@ end
 `;
 
 /**
- * After an admitted take, reads the resource KEYS[2] (a read along with the limiter: one round trip
+ * After an admitted take, reads the resource `key` (a read along with the limiter: one round trip
  * for a request that passes the limiter and reads a resource). Reply element 6: its JSON, or ''.
  */
 const THEN_GET = `
-local reply = take()
-if reply[1] == 1 then reply[6] = redis.call('GET', KEYS[2]) or '' end
-return reply
+local function then_get(reply, key)
+  if reply[1] == 1 then reply[6] = redis.call('GET', key) or '' end
+  return reply
+end
 `;
 
 /**
- * After an admitted take, claims the idempotency record KEYS[2] as idempotency.ts CLAIM does
- * (ARGV[3] = in-flight record, ARGV[4] = lock ms). Reply element 6: the existing record, or '' when
- * this request claimed the key. A rejected request claims nothing.
+ * After an admitted take, claims the idempotency record `key` as idempotency.ts CLAIM does
+ * (`record` = in-flight record, `lock_ms`). Reply element 6: the existing record, or '' when this
+ * request claimed the key. A rejected request claims nothing.
  */
 const THEN_CLAIM = `
-local reply = take()
-if reply[1] == 1 then
-  local existing = redis.call('GET', KEYS[2])
-  if existing then
-    reply[6] = existing
-  else
-    redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4])
-    reply[6] = ''
+local function then_claim(reply, key, record, lock_ms)
+  if reply[1] == 1 then
+    local existing = redis.call('GET', key)
+    if existing then
+      reply[6] = existing
+    else
+      redis.call('SET', key, record, 'PX', lock_ms)
+      reply[6] = ''
+    end
   end
+  return reply
 end
-return reply
+`;
+
+/**
+ * Several token-bucket takes in one script, run one after the other as separate calls would run
+ * (redis/token-takes.ts batches the takes of one event-loop turn). ARGV[1] = number of calls; then
+ * per call 7 entries: op ('t' take, 'g' take then get, 'c' take then claim), capacity, refill per
+ * second, bucket (KEYS index), the read or record key (KEYS index, or 0), the in-flight record and
+ * the lock ms of a claim ('' otherwise). Reply: one reply per call, in order.
+ */
+const BATCH = `
+local replies = {}
+for i = 1, tonumber(ARGV[1]) do
+  local at = 1 + (i - 1) * 7
+  local op = ARGV[at + 1]
+  capacity = tonumber(ARGV[at + 2])
+  rate = tonumber(ARGV[at + 3])
+  bucket = KEYS[tonumber(ARGV[at + 4])]
+  local reply = take()
+  if op == 'g' then
+    reply = then_get(reply, KEYS[tonumber(ARGV[at + 5])])
+  elseif op == 'c' then
+    reply = then_claim(reply, KEYS[tonumber(ARGV[at + 5])], ARGV[at + 6], ARGV[at + 7])
+  end
+  replies[i] = reply
+end
+return replies
 `;
 
 /** KEYS[1] = bucket hash; ARGV = capacity, refillPerSecond. */
@@ -122,8 +155,11 @@ export const TOKEN_BUCKET = lua(`${COMMON}${TOKEN_TAKE}return take()\n`);
 export const LEAKY_BUCKET = lua(`${COMMON}${LEAKY_TAKE}return take()\n`);
 
 /** KEYS = bucket hash, resource; ARGV = capacity, refillPerSecond. Token bucket only: a leaky bucket delays the request, so its read would be stale. */
-export const TOKEN_BUCKET_THEN_GET = lua(`${COMMON}${TOKEN_TAKE}${THEN_GET}`);
+export const TOKEN_BUCKET_THEN_GET = lua(`${COMMON}${TOKEN_TAKE}${THEN_GET}return then_get(take(), KEYS[2])\n`);
 
 /** KEYS = bucket, idempotency record (one hash tag); ARGV = capacity, refillPerSecond, in-flight record, lock ms. */
-export const TOKEN_BUCKET_THEN_CLAIM = lua(`${COMMON}${TOKEN_TAKE}${THEN_CLAIM}`);
-export const LEAKY_BUCKET_THEN_CLAIM = lua(`${COMMON}${LEAKY_TAKE}${THEN_CLAIM}`);
+export const TOKEN_BUCKET_THEN_CLAIM = lua(`${COMMON}${TOKEN_TAKE}${THEN_CLAIM}return then_claim(take(), KEYS[2], ARGV[3], ARGV[4])\n`);
+export const LEAKY_BUCKET_THEN_CLAIM = lua(`${COMMON}${LEAKY_TAKE}${THEN_CLAIM}return then_claim(take(), KEYS[2], ARGV[3], ARGV[4])\n`);
+
+/** Token-bucket takes, each alone or with its read or claim, batched (see BATCH). One Redis only: the keys span callers. */
+export const TOKEN_BUCKET_BATCH = lua(`${COMMON}${TOKEN_TAKE}${THEN_GET}${THEN_CLAIM}${BATCH}`);

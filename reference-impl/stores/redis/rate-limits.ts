@@ -2,7 +2,8 @@ import type { RateLimitDecision, RateLimitPolicy, RateLimitStore } from '../type
 import { assertPolicy } from '../../rate-limit/rounding.ts';
 import type { RedisConnection } from './connection.ts';
 import type { RedisKeys } from './keys.ts';
-import { LEAKY_BUCKET, TOKEN_BUCKET } from './rate-limit-scripts.ts';
+import { LEAKY_BUCKET } from './rate-limit-scripts.ts';
+import type { TokenTakes } from './token-takes.ts';
 
 /**
  * The decision in a bucket script's reply `{ allowed, remaining, resetSeconds, retryAfterSeconds,
@@ -22,16 +23,17 @@ export function decisionOf(reply: unknown, policy: RateLimitPolicy): RateLimitDe
 }
 
 /**
- * Rate limiting in Redis (D-RATE-LIMIT): one atomic Lua script per request, on the Redis clock.
- * Keys (keys.ts): a token-bucket hash or a leaky-bucket string per caller, tagged with the caller;
- * each expires when the bucket would be full (empty queue) again.
+ * Rate limiting in Redis (D-RATE-LIMIT): atomic Lua scripts on the Redis clock. Token-bucket takes go
+ * through `tokenTakes` (batched per event-loop turn, empty buckets answered locally: token-takes.ts);
+ * a leaky bucket is one script per request. Keys (keys.ts): a token-bucket hash or a leaky-bucket
+ * string per caller, tagged with the caller; each expires when the bucket would be full (empty queue) again.
  */
-export function createRedisRateLimits(connection: RedisConnection, keys: RedisKeys): RateLimitStore {
+export function createRedisRateLimits(connection: RedisConnection, keys: RedisKeys, tokenTakes: TokenTakes): RateLimitStore {
   return {
     async take(key, policy) {
       assertPolicy(policy);
-      const leaky = policy.algorithm === 'leaky-bucket';
-      const reply = await connection.script(leaky ? LEAKY_BUCKET : TOKEN_BUCKET, [keys.bucket(key, leaky)], [policy.capacity, policy.refillPerSecond]);
+      if (policy.algorithm === 'token-bucket') return (await tokenTakes.take(key, policy)).decision;
+      const reply = await connection.script(LEAKY_BUCKET, [keys.bucket(key, true)], [policy.capacity, policy.refillPerSecond]);
       return decisionOf(reply, policy);
     },
   };

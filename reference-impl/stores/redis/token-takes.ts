@@ -1,0 +1,80 @@
+import type { RateLimitDecision, RateLimitPolicy } from '../types.ts';
+import { Batcher } from './batcher.ts';
+import type { RedisConnection } from './connection.ts';
+import { Denials } from './denials.ts';
+import type { RedisKeys } from './keys.ts';
+import { TOKEN_BUCKET, TOKEN_BUCKET_BATCH, TOKEN_BUCKET_THEN_CLAIM, TOKEN_BUCKET_THEN_GET } from './rate-limit-scripts.ts';
+import { decisionOf } from './rate-limits.ts';
+
+/** What a take does after an admission, in the same script: read a resource, or claim an idempotency record. */
+export type Along = { kind: 'get'; key: string } | { kind: 'claim'; key: string; record: string; lockMs: number };
+
+/** A take's decision and, when admitted with an `Along`, the script's sixth reply element (the read or the claim). */
+export interface TokenTake {
+  decision: RateLimitDecision;
+  along?: unknown;
+}
+
+interface Call {
+  bucket: string;
+  policy: RateLimitPolicy;
+  along: Along | undefined;
+}
+
+export interface TokenTakes {
+  /** Takes one token from the caller's token bucket (D-RATE-LIMIT), then does `along` when admitted. */
+  take(callerKey: string, policy: RateLimitPolicy, along?: Along): Promise<TokenTake>;
+  /** The rejections remembered (D-RATE-LIMIT-DENIAL-WINDOW). */
+  readonly denials: Denials;
+}
+
+/**
+ * Token-bucket takes on Redis, in as few round trips and as little work per request as the rules allow:
+ * - D-RATE-LIMIT-DENIAL-WINDOW (denials.ts): a caller whose bucket is known to be empty gets its 429
+ *   without a round trip;
+ * - D-REDIS-BATCH (batcher.ts): on one Redis, the takes of one event-loop turn go out as one script,
+ *   TOKEN_BUCKET_BATCH, which runs them one after the other. On a Redis Cluster a script may only touch
+ *   one slot and callers' buckets lie in different slots, so there every take is its own script.
+ */
+export function createTokenTakes(connection: RedisConnection, keys: RedisKeys, denials = new Denials()): TokenTakes {
+  function alone({ bucket, policy, along }: Call): Promise<unknown> {
+    const limits = [policy.capacity, policy.refillPerSecond];
+    if (along === undefined) return connection.script(TOKEN_BUCKET, [bucket], limits);
+    if (along.kind === 'get') return connection.script(TOKEN_BUCKET_THEN_GET, [bucket, along.key], limits);
+    return connection.script(TOKEN_BUCKET_THEN_CLAIM, [bucket, along.key], [...limits, along.record, along.lockMs]);
+  }
+
+  async function together(calls: Call[]): Promise<unknown[]> {
+    const only = calls.length === 1 ? calls[0] : undefined;
+    if (only !== undefined) return [await alone(only)];
+    const scriptKeys: string[] = [];
+    const args: (string | number)[] = [calls.length];
+    for (const { bucket, policy, along } of calls) {
+      const bucketIndex = scriptKeys.push(bucket);
+      if (along === undefined) args.push('t', policy.capacity, policy.refillPerSecond, bucketIndex, 0, '', '');
+      else if (along.kind === 'get') args.push('g', policy.capacity, policy.refillPerSecond, bucketIndex, scriptKeys.push(along.key), '', '');
+      else args.push('c', policy.capacity, policy.refillPerSecond, bucketIndex, scriptKeys.push(along.key), along.record, along.lockMs);
+    }
+    const replies = await connection.script(TOKEN_BUCKET_BATCH, scriptKeys, args);
+    if (!Array.isArray(replies)) throw new Error('unexpected reply from the rate-limit batch script');
+    return replies as unknown[];
+  }
+
+  const batcher = new Batcher(together);
+
+  return {
+    denials,
+    async take(callerKey, policy, along) {
+      const bucket = keys.bucket(callerKey, false);
+      const denied = denials.decision(bucket, policy);
+      if (denied !== undefined) return { decision: denied };
+      const sentAt = denials.now();
+      const call = { bucket, policy, along };
+      const reply = await (connection.clustered ? alone(call) : batcher.add(call));
+      const decision = decisionOf(reply, policy);
+      const elements = reply as unknown[];
+      denials.remember(bucket, policy, decision.allowed, Number(elements[4]), sentAt, denials.now());
+      return decision.allowed && along !== undefined ? { decision, along: elements[5] } : { decision };
+    },
+  };
+}
