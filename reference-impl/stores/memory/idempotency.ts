@@ -1,4 +1,5 @@
 import type { IdempotencyClaim, IdempotencyStore, StoredResponse } from '../types.ts';
+import { flat } from './flat.ts';
 import { Sweeper } from './sweeper.ts';
 
 interface IdempotencyRecord {
@@ -9,12 +10,22 @@ interface IdempotencyRecord {
   expiresAtMs: number;
 }
 
+/** The memory idempotency store, with the synchronous calls that the memory combined operations (combined.ts) run inside their one step. */
+export interface MemoryIdempotency extends IdempotencyStore {
+  claimNow(key: string, fingerprint: string, lockSeconds: number): IdempotencyClaim;
+  completeNow(key: string, fingerprint: string, response: StoredResponse, ttlSeconds: number): void;
+}
+
+const CLAIMED: IdempotencyClaim = Object.freeze({ state: 'claimed' });
+const IN_FLIGHT: IdempotencyClaim = Object.freeze({ state: 'in-flight' });
+const MISMATCH: IdempotencyClaim = Object.freeze({ state: 'mismatch' });
+
 /**
  * In-process idempotency records (D-IDEMPOTENCY): claims expire after the lock time, results after
  * their retention time; expired records are swept. Every call runs synchronously inside one
  * promise job, so a claim is atomic within the process.
  */
-export function createMemoryIdempotency(clock: () => number): IdempotencyStore {
+export function createMemoryIdempotency(clock: () => number): MemoryIdempotency {
   const records = new Map<string, IdempotencyRecord>();
   const sweeper = new Sweeper(clock, (now) => {
     for (const [key, record] of records) if (record.expiresAtMs <= now) records.delete(key);
@@ -30,27 +41,40 @@ export function createMemoryIdempotency(clock: () => number): IdempotencyStore {
     return record;
   }
 
+  function claimNow(key: string, fingerprint: string, lockSeconds: number): IdempotencyClaim {
+    const now = clock();
+    const record = live(key, now);
+    if (record === undefined) {
+      records.set(key, { state: 'in-flight', fingerprint: flat(fingerprint), response: undefined, expiresAtMs: now + lockSeconds * 1000 });
+      return CLAIMED;
+    }
+    if (record.fingerprint !== fingerprint) return MISMATCH;
+    if (record.state === 'in-flight' || record.response === undefined) return IN_FLIGHT;
+    return { state: 'completed', response: JSON.parse(record.response) as StoredResponse };
+  }
+
+  function completeNow(key: string, fingerprint: string, response: StoredResponse, ttlSeconds: number): void {
+    const now = clock();
+    const record = live(key, now);
+    if (record === undefined) {
+      records.set(key, { state: 'completed', fingerprint: flat(fingerprint), response: flat(JSON.stringify(response)), expiresAtMs: now + ttlSeconds * 1000 });
+    } else if (record.state === 'in-flight' && record.fingerprint === fingerprint) {
+      // Our own claim becomes the result in place (one record object per key, not two).
+      record.state = 'completed';
+      record.response = flat(JSON.stringify(response));
+      record.expiresAtMs = now + ttlSeconds * 1000;
+    }
+  }
+
   return {
+    claimNow,
+    completeNow,
     async claim(key, fingerprint, lockSeconds) {
-      const now = clock();
-      const record = live(key, now);
-      if (record === undefined) {
-        records.set(key, { state: 'in-flight', fingerprint, expiresAtMs: now + lockSeconds * 1000 });
-        return { state: 'claimed' };
-      }
-      if (record.fingerprint !== fingerprint) return { state: 'mismatch' };
-      if (record.state === 'in-flight' || record.response === undefined) return { state: 'in-flight' };
-      return { state: 'completed', response: JSON.parse(record.response) as StoredResponse } satisfies IdempotencyClaim;
+      return claimNow(key, fingerprint, lockSeconds);
     },
-
     async complete(key, fingerprint, response, ttlSeconds) {
-      const now = clock();
-      const record = live(key, now);
-      const ours = record === undefined || (record.state === 'in-flight' && record.fingerprint === fingerprint);
-      if (!ours) return;
-      records.set(key, { state: 'completed', fingerprint, response: JSON.stringify(response), expiresAtMs: now + ttlSeconds * 1000 });
+      completeNow(key, fingerprint, response, ttlSeconds);
     },
-
     async release(key, fingerprint) {
       const record = live(key, clock());
       if (record !== undefined && record.state === 'in-flight' && record.fingerprint === fingerprint) records.delete(key);

@@ -1,4 +1,5 @@
 import type { Stores } from '../types.ts';
+import { createMemoryCombined } from './combined.ts';
 import { createMemoryIdempotency } from './idempotency.ts';
 import { createMemoryRateLimits } from './rate-limits.ts';
 import { createMemoryResources } from './resources.ts';
@@ -15,10 +16,14 @@ export interface MemoryStoresOptions {
  */
 export function createMemoryStores(options: MemoryStoresOptions = {}): Stores {
   const clock = options.clock ?? Date.now;
+  const rateLimits = createMemoryRateLimits(clock);
+  const idempotency = createMemoryIdempotency(clock);
+  const resources = createMemoryResources();
   return {
-    rateLimits: createMemoryRateLimits(clock),
-    idempotency: createMemoryIdempotency(clock),
-    resources: createMemoryResources(),
+    rateLimits,
+    idempotency,
+    resources,
+    combined: createMemoryCombined(rateLimits, idempotency, resources),
     async ping() {},
     async close() {},
   };

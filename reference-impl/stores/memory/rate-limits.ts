@@ -5,41 +5,65 @@ import { queueRequest } from '../../rate-limit/leaky-bucket.ts';
 import type { LeakyBucketState } from '../../rate-limit/leaky-bucket.ts';
 import { Sweeper } from './sweeper.ts';
 
-type Entry =
-  | { algorithm: 'token-bucket'; state: TokenBucketState; expiresAtMs: number }
-  | { algorithm: 'leaky-bucket'; state: LeakyBucketState; expiresAtMs: number };
+interface Entry<S> {
+  state: S;
+  expiresAtMs: number;
+}
+
+/** The memory rate limits, with the synchronous take that the memory combined operations (combined.ts) run inside their one step. */
+export interface MemoryRateLimits extends RateLimitStore {
+  takeNow(key: string, policy: RateLimitPolicy): RateLimitDecision;
+}
 
 /**
  * In-process rate limiting with the pure bucket functions (D-RATE-LIMIT). A bucket whose state
  * would be "full" (token bucket) or "empty" (leaky bucket) is forgotten, so idle callers cost nothing.
+ * One map per algorithm, keyed by the caller key itself (no `<algorithm>:<key>` string built, copied
+ * and hashed on every request), and a live entry is updated in place.
  */
-export function createMemoryRateLimits(clock: () => number): RateLimitStore {
-  const buckets = new Map<string, Entry>();
+export function createMemoryRateLimits(clock: () => number): MemoryRateLimits {
+  const tokenBuckets = new Map<string, Entry<TokenBucketState>>();
+  const leakyBuckets = new Map<string, Entry<LeakyBucketState>>();
   const sweeper = new Sweeper(clock, (now) => {
-    for (const [key, entry] of buckets) if (entry.expiresAtMs <= now) buckets.delete(key);
+    for (const [key, entry] of tokenBuckets) if (entry.expiresAtMs <= now) tokenBuckets.delete(key);
+    for (const [key, entry] of leakyBuckets) if (entry.expiresAtMs <= now) leakyBuckets.delete(key);
   });
 
   function take(key: string, policy: RateLimitPolicy, now: number): RateLimitDecision {
-    const mapKey = `${policy.algorithm}:${key}`;
-    const found = buckets.get(mapKey);
-    const live = found !== undefined && found.expiresAtMs > now ? found : undefined;
     if (policy.algorithm === 'leaky-bucket') {
-      const previous = live?.algorithm === 'leaky-bucket' ? live.state : undefined;
-      const { state, decision } = queueRequest(previous, policy, now);
-      buckets.set(mapKey, { algorithm: 'leaky-bucket', state, expiresAtMs: Math.max(now, state.drainAtMs) + 1 });
+      const found = leakyBuckets.get(key);
+      const live = found !== undefined && found.expiresAtMs > now ? found : undefined;
+      const { state, decision } = queueRequest(live?.state, policy, now);
+      const expiresAtMs = Math.max(now, state.drainAtMs) + 1;
+      if (found === undefined) leakyBuckets.set(key, { state, expiresAtMs });
+      else {
+        found.state = state;
+        found.expiresAtMs = expiresAtMs;
+      }
       return decision;
     }
-    const previous = live?.algorithm === 'token-bucket' ? live.state : undefined;
-    const { state, decision } = takeToken(previous, policy, now);
-    buckets.set(mapKey, { algorithm: 'token-bucket', state, expiresAtMs: state.updatedAtMs + tokenBucketIdleAfterMs(state, policy) + 1 });
+    const found = tokenBuckets.get(key);
+    const live = found !== undefined && found.expiresAtMs > now ? found : undefined;
+    const { state, decision } = takeToken(live?.state, policy, now);
+    const expiresAtMs = state.updatedAtMs + tokenBucketIdleAfterMs(state, policy) + 1;
+    if (found === undefined) tokenBuckets.set(key, { state, expiresAtMs });
+    else {
+      found.state = state;
+      found.expiresAtMs = expiresAtMs;
+    }
     return decision;
   }
 
+  function takeNow(key: string, policy: RateLimitPolicy): RateLimitDecision {
+    const now = clock();
+    sweeper.maybeSweep(now);
+    return take(key, policy, now);
+  }
+
   return {
+    takeNow,
     async take(key, policy) {
-      const now = clock();
-      sweeper.maybeSweep(now);
-      return take(key, policy, now);
+      return takeNow(key, policy);
     },
   };
 }

@@ -1,17 +1,26 @@
 import { CREATED_BY } from '../types.ts';
+import { flat } from './flat.ts';
 import type { ResourceKind, ResourceStore, StoredResource } from '../types.ts';
+
+/** The memory resources, with the synchronous calls that the memory combined operations (combined.ts) run inside their one step. */
+export interface MemoryResources extends ResourceStore {
+  nextIdNow(kind: ResourceKind): number;
+  getNow(kind: ResourceKind, id: number): StoredResource | undefined;
+  putNow(kind: ResourceKind, resource: StoredResource): void;
+  findCreatedByNow(kind: ResourceKind, marker: string): StoredResource | undefined;
+}
 
 /**
  * In-process resources: one Map per kind and one id counter per kind (D-IDS: ids are never reused).
  * Values are kept as their JSON text (as Redis would keep them) and parsed on every read, so
  * callers never share or mutate stored state, and a read costs one JSON.parse rather than a
- * stringify-and-parse copy.
+ * stringify-and-parse copy. The `CREATED_BY` index is one Map per kind keyed by the marker itself
+ * (no `<kind>\n<marker>` copy of a long key built and hashed on every write and lookup).
  */
-export function createMemoryResources(): ResourceStore {
+export function createMemoryResources(): MemoryResources {
   const tables = new Map<ResourceKind, Map<number, string>>();
   const sequences = new Map<ResourceKind, number>();
-  const markers = new Map<string, number>();
-  const markerKey = (kind: ResourceKind, marker: string): string => `${kind}\n${marker}`;
+  const markerIndexes = new Map<ResourceKind, Map<string, number>>();
   const parse = (json: string): StoredResource => JSON.parse(json) as StoredResource;
 
   function table(kind: ResourceKind): Map<number, string> {
@@ -23,40 +32,62 @@ export function createMemoryResources(): ResourceStore {
     return found;
   }
 
-  function put(kind: ResourceKind, resource: StoredResource): void {
-    table(kind).set(resource.id, JSON.stringify(resource));
-    const marker = resource[CREATED_BY];
-    if (typeof marker === 'string') markers.set(markerKey(kind, marker), resource.id);
+  function markers(kind: ResourceKind): Map<string, number> {
+    let found = markerIndexes.get(kind);
+    if (found === undefined) {
+      found = new Map();
+      markerIndexes.set(kind, found);
+    }
+    return found;
   }
 
-  function get(kind: ResourceKind, id: number): StoredResource | undefined {
+  function nextIdNow(kind: ResourceKind): number {
+    const id = (sequences.get(kind) ?? 0) + 1;
+    sequences.set(kind, id);
+    return id;
+  }
+
+  function putNow(kind: ResourceKind, resource: StoredResource): void {
+    table(kind).set(resource.id, flat(JSON.stringify(resource)));
+    const marker = resource[CREATED_BY];
+    if (typeof marker === 'string') markers(kind).set(marker, resource.id);
+  }
+
+  function getNow(kind: ResourceKind, id: number): StoredResource | undefined {
     const found = table(kind).get(id);
     return found === undefined ? undefined : parse(found);
   }
 
+  function findCreatedByNow(kind: ResourceKind, marker: string): StoredResource | undefined {
+    const id = markerIndexes.get(kind)?.get(marker);
+    return id === undefined ? undefined : getNow(kind, id);
+  }
+
   return {
+    nextIdNow,
+    getNow,
+    putNow,
+    findCreatedByNow,
     async nextId(kind) {
-      const id = (sequences.get(kind) ?? 0) + 1;
-      sequences.set(kind, id);
-      return id;
+      return nextIdNow(kind);
     },
     async reserveIds(kind, upTo) {
       sequences.set(kind, Math.max(sequences.get(kind) ?? 0, Math.floor(upTo)));
     },
     async get(kind, id) {
-      return get(kind, id);
+      return getNow(kind, id);
     },
     async list(kind) {
       return [...table(kind)].sort((a, b) => a[0] - b[0]).map(([, json]) => parse(json));
     },
     async put(kind, resource) {
-      put(kind, resource);
+      putNow(kind, resource);
     },
     async putAll(entries) {
       await Promise.all(entries.map(([kind, resource]) => this.put(kind, resource)));
     },
     async findCreatedBy(kind, marker) {
-      const id = markers.get(markerKey(kind, marker));
+      const id = markerIndexes.get(kind)?.get(marker);
       return id === undefined ? undefined : this.get(kind, id);
     },
     async delete(kind, id) {
@@ -68,7 +99,7 @@ export function createMemoryResources(): ResourceStore {
       if (current === undefined) return undefined;
       const next = change(parse(current));
       if (next === undefined) return parse(current);
-      const stored = JSON.stringify({ ...next, id });
+      const stored = flat(JSON.stringify({ ...next, id }));
       rows.set(id, stored);
       return parse(stored);
     },
