@@ -1,9 +1,11 @@
-import { extname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
 import type { ReporterDescription } from '@playwright/test';
 import { runEnvironment } from './run-environment.ts';
 import { PROFILE_HANDOFF_SETUP } from './cli/profile-handoff.ts';
+import { grepPattern } from './cli/options.ts';
 
 /**
  * Playwright configuration of a conformance run (used by `http-api-conformance run`, which sets the
@@ -25,22 +27,59 @@ import { PROFILE_HANDOFF_SETUP } from './cli/profile-handoff.ts';
  *   queueing for the same lock;
  * - the whole suite: all workers but one (the rate-limit group is about half the run's test time);
  * - a selection of the rate-limit group or of its requirements: all workers, there is nothing else;
- * - any other selection (`@smoke` holds two rate-limit checks): one, so the other workers run the
- *   rest from the start and none is replaced.
+ * - any other selection that holds rate-limit checks (`@smoke` holds two): one per selected check, at
+ *   most all workers but one, and the quick checks get the other workers only, so the rate-limit
+ *   checks wait side by side (each mostly waits out a Retry-After) and no worker is replaced mid-run;
+ * - any other selection: the quick checks take every worker (one is left to the rate-limit project,
+ *   which has nothing to run).
+ * How many rate-limit checks a selection holds is read from the `req(...)` tags of the rate-limit
+ * spec (`selectedRateLimitChecks`) before Playwright lists the tests: it only schedules, it never
+ * selects, so a miscount costs time, never a check.
  * Without a shared target (no HAC_PROFILE: every worker starts its own embedded server) the pool is
  * never shared.
  */
 const environment = runEnvironment();
 const outDir = environment.outDir;
 const chosen = environment.reporter;
-const rateLimitSpec = 'rate-limit.spec.ts';
-const rateLimitWorkers = ((): number => {
-  if (environment.profile !== undefined && (environment.rateLimitTokens ?? 1) < 2) return 1;
-  if (environment.grep === undefined) return Math.max(1, environment.workers - 1);
-  return /rate-limit/i.test(environment.grep) ? environment.workers : 1;
-})();
 // `.ts` in the repository, `.js` compiled into dist/ in an installed package.
-const ownExtension = extname(fileURLToPath(import.meta.url));
+const ownFile = fileURLToPath(import.meta.url);
+const ownExtension = extname(ownFile);
+const rateLimitSpec = `rate-limit.spec${ownExtension}`;
+
+/**
+ * How many checks of the rate-limit spec the selection `grep` (an ID or a tag, `run --grep`) picks:
+ * each `req(...)` call there declares one check's tags (support/requirement.ts), matched as
+ * Playwright matches them (the CLI's pattern, case-insensitive). Undefined when the selection is a
+ * free pattern (it may match titles) or the spec cannot be read.
+ */
+function selectedRateLimitChecks(grep: string): number | undefined {
+  if (!/^@?[A-Za-z][A-Za-z0-9-]*$/.test(grep)) return undefined;
+  let source: string;
+  try {
+    source = readFileSync(join(dirname(ownFile), 'suite', rateLimitSpec), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const pattern = new RegExp(grepPattern(grep), 'i');
+  const declarations = [...source.matchAll(/\breq\(([^()]*)\)/g)].map(([, args]) =>
+    [...(args ?? '').matchAll(/'([^']*)'|"([^"]*)"/g)].map(([, single, double]) => {
+      const value = single ?? double ?? '';
+      return value.startsWith('@') ? value : `@${value}`;
+    }),
+  );
+  return declarations.filter((tags) => pattern.test(tags.join(' '))).length;
+}
+
+/** Workers of the rate-limit project, and the quick checks' limit when they must leave the others to it. */
+const scheduling = ((): { rateLimit: number; suite?: number } => {
+  if (environment.profile !== undefined && (environment.rateLimitTokens ?? 1) < 2) return { rateLimit: 1 };
+  if (environment.grep === undefined) return { rateLimit: Math.max(1, environment.workers - 1) };
+  if (/rate-limit/i.test(environment.grep)) return { rateLimit: environment.workers };
+  const selected = selectedRateLimitChecks(environment.grep);
+  if (!selected || environment.workers < 2) return { rateLimit: 1 };
+  const rateLimit = Math.min(selected, environment.workers - 1, environment.rateLimitTokens ?? selected);
+  return { rateLimit, suite: environment.workers - rateLimit };
+})();
 
 const formats: Record<string, ReporterDescription[]> = {
   list: [['list']],
@@ -60,7 +99,7 @@ export default defineConfig({
   workers: environment.workers,
   reporter: [[`./report/requirements-reporter${ownExtension}`, { outDir }], ...(formats[chosen] ?? formats.list ?? [])],
   projects: [
-    { name: 'rate-limit', testMatch: rateLimitSpec, workers: rateLimitWorkers },
-    { name: 'suite', testIgnore: rateLimitSpec },
+    { name: 'rate-limit', testMatch: rateLimitSpec, workers: scheduling.rateLimit },
+    { name: 'suite', testIgnore: rateLimitSpec, ...(scheduling.suite !== undefined ? { workers: scheduling.suite } : {}) },
   ],
 });

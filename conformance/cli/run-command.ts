@@ -8,8 +8,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createResults, readResults, writeResults } from '../../spec/results.ts';
 import type { RunResults } from '../../spec/results.ts';
-import { writeReportFiles } from '../report/report-files.ts';
 import type { EmbeddedTarget } from '../target/embedded.ts';
+import type * as ReportFiles from '../report/report-files.ts';
 import { formatSummary } from '../report/summary-table.ts';
 import { grepPattern, parseRunOptions, RUN_USAGE, UsageError } from './options.ts';
 import type { RunOptions } from './options.ts';
@@ -18,7 +18,6 @@ import type { SuiteProcess, SuiteRun } from './playwright-process.ts';
 import { writeWhole } from './profile-handoff.ts';
 import { probeTargets } from './probe.ts';
 import { formatDisagreements, mergeRuns, runDirectory } from './repeat.ts';
-import { formatFeatureProblems, verifyFeatures } from './verify-features.ts';
 import { exportTlsTrust, runEnvironment } from '../run-environment.ts';
 import { hasBaseUrls, parseProfile, ProfileError, rateLimitPool, readProfile, REFERENCE_PROFILE, withTargets } from '../target/profile.ts';
 import type { ProfileDocument } from '../target/profile.ts';
@@ -59,6 +58,21 @@ function reportedResults(file: string): RunResults | undefined {
   }
 }
 
+/**
+ * The report modules (report.html's page, the badge's font metrics), loaded when first needed or
+ * while the suite runs (`void reportFiles()` once the suite has its profile), not before the suite
+ * process is started: writing report.html and badge.svg is no part of what a run must do first.
+ */
+let reportFilesModule: Promise<typeof ReportFiles> | undefined;
+function reportFiles(): Promise<typeof ReportFiles> {
+  return (reportFilesModule ??= import('../report/report-files.ts'));
+}
+
+/** Writes report.html and badge.svg beside results.json. */
+async function writeReportFiles(out: string, results: RunResults): Promise<void> {
+  (await reportFiles()).writeReportFiles(out, results);
+}
+
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
@@ -88,7 +102,7 @@ export async function runCommand(args: string[]): Promise<number> {
     console.error(`http-api-conformance run: ${message}`);
     const results = notRun(options, target, [message], started);
     writeResults(options.out, results);
-    writeReportFiles(options.out, results);
+    await writeReportFiles(options.out, results);
     console.error(`results: ${resultsFile} (incomplete, exit 2)`);
     return 2;
   };
@@ -185,8 +199,11 @@ export async function runCommand(args: string[]): Promise<number> {
     console.log(`target${baseUrls.length > 1 ? 's' : ''}: ${baseUrls.join(', ')} (profile "${valid.name}")`);
     // Declared features are verified before use: one message and exit 2, not a dozen MUST failures.
     // The embedded server with its own profile is configured from that profile: nothing to verify.
-    const missing = embedded && options.profile === undefined ? [] : await verifyFeatures(valid);
-    if (missing.length > 0) return fail(formatFeatureProblems(missing), target);
+    if (!embedded || options.profile !== undefined) {
+      const { formatFeatureProblems, verifyFeatures } = await import('./verify-features.ts');
+      const missing = await verifyFeatures(valid);
+      if (missing.length > 0) return fail(formatFeatureProblems(missing), target);
+    }
 
     const { $schema: _schema, ...resolved } = valid;
     const runs: (RunResults | undefined)[] = [];
@@ -195,6 +212,7 @@ export async function runCommand(args: string[]): Promise<number> {
       if (options.repeat > 1) console.log(`\nrun ${index} of ${options.repeat} (${outDir})`);
       if (index === 1) {
         writeWhole(profilePath, `${JSON.stringify(resolved, null, 2)}\n`);
+        void reportFiles().catch(() => undefined);
         await suite.exited;
       } else {
         await runSuite(suiteRun(outDir));
@@ -207,7 +225,7 @@ export async function runCommand(args: string[]): Promise<number> {
     const results = finished.length === runs.length && finished.length > 0 ? mergeRuns(finished) : undefined;
     if (results && options.repeat > 1) {
       writeResults(options.out, results);
-      writeReportFiles(options.out, results);
+      await writeReportFiles(options.out, results);
     }
     if (!results) {
       console.error('http-api-conformance run: the suite wrote no results.json: the run did not finish');
@@ -221,13 +239,13 @@ export async function runCommand(args: string[]): Promise<number> {
         errors: ['the suite wrote no results'],
       });
       writeResults(options.out, unfinished);
-      writeReportFiles(options.out, unfinished);
+      await writeReportFiles(options.out, unfinished);
       return 1;
     }
     if (warnings.length > 0) {
       results.warnings = [...(results.warnings ?? []), ...warnings];
       writeResults(options.out, results);
-      writeReportFiles(options.out, results);
+      await writeReportFiles(options.out, results);
     }
     console.log(`\n${formatSummary(results)}\n`);
     if (results.repeat) console.log(`${formatDisagreements(results)}\n`);

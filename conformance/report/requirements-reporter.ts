@@ -14,7 +14,7 @@ import { requirementResults } from './requirement-outcomes.ts';
 import { createResults, writeResults } from '../../spec/results.ts';
 import type { TestRecord } from '../../spec/results.ts';
 import { recordOf, requirementIdsOf, stripAnsi } from './test-record.ts';
-import { writeReportFiles } from './report-files.ts';
+import type * as ReportFiles from './report-files.ts';
 import { runEnvironment } from '../run-environment.ts';
 
 export interface RequirementsReporterOptions {
@@ -44,6 +44,15 @@ export default class RequirementsReporter implements Reporter {
   private suite: Suite | undefined;
   private started = new Date();
   private readonly errors: string[] = [];
+  /**
+   * report.html's and badge.svg's modules, loaded once the tests are listed (while they run), not
+   * while Playwright starts: they are needed at the end only.
+   */
+  private reportFiles: Promise<typeof ReportFiles> | undefined;
+
+  private loadReportFiles(): Promise<typeof ReportFiles> {
+    return (this.reportFiles ??= import('./report-files.ts'));
+  }
 
   constructor(options: RequirementsReporterOptions = {}) {
     const environment = runEnvironment();
@@ -65,13 +74,14 @@ export default class RequirementsReporter implements Reporter {
   onBegin(_config: FullConfig, suite: Suite): void {
     this.suite = suite;
     this.started = new Date();
+    void this.loadReportFiles().catch(() => undefined);
   }
 
   onError(error: TestError): void {
     this.errors.push(stripAnsi(error.message ?? error.value ?? 'unknown error').split('\n')[0] ?? 'unknown error');
   }
 
-  onEnd(result: FullResult): void {
+  async onEnd(result: FullResult): Promise<void> {
     const finished = new Date();
     const testsById = new Map<string, TestRecord[]>();
     let notRun = 0;
@@ -112,6 +122,6 @@ export default class RequirementsReporter implements Reporter {
       unknownIds,
     });
     writeResults(this.options.outDir, results);
-    writeReportFiles(this.options.outDir, results, this.options.catalogue);
+    (await this.loadReportFiles()).writeReportFiles(this.options.outDir, results, this.options.catalogue);
   }
 }
