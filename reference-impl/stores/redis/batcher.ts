@@ -1,5 +1,6 @@
 /**
- * D-REDIS-BATCH: the calls that requests make within one event-loop turn, sent to Redis together.
+ * The calls that requests make within one event-loop turn, sent to Redis together (D-RATE-LIMIT
+ * shared store and D-IDEMPOTENCY at fewer round trips; reference-impl/README.md, Hot paths).
  *
  * Requests that arrive together (the sockets one poll of the event loop found readable) each start
  * their store call in the same turn; `add` queues the call and the queue is flushed by setImmediate,

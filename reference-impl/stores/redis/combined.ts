@@ -13,7 +13,7 @@ import type { TokenTakes } from './token-takes.ts';
 
 /**
  * KEYS = every key the creations touch. ARGV[1] = the plans (a JSON array: several creations of one
- * event-loop turn go out together, D-REDIS-BATCH, and run one after the other, each as it would alone).
+ * event-loop turn go out together, batcher.ts, and run one after the other, each as it would alone).
  * A plan names keys by their KEYS index and texts by their ARGV index, so no key or text is sent twice
  * and no JSON is escaped inside JSON: `check` (marker key) and `checkItem` (item prefix of its kind),
  * `seqs` (sequence keys, one new id each), `items` (per record: item prefix, index key, 1-based id
@@ -182,7 +182,7 @@ export function createRedisCombined(
     return plan;
   }
 
-  // D-REDIS-BATCH: the creations of one event-loop turn in one CREATE script. Every key of a plan
+  // Batched (batcher.ts): the creations of one event-loop turn in one CREATE script. Every key of a plan
   // but its completion is in the resources' slot, and on a Cluster completions are separate, so a
   // batch stays in one slot there too.
   const creations = new Batcher<Creation, unknown>(async (batch) => {

@@ -2,7 +2,7 @@ import { takeToken } from '../../rate-limit/token-bucket.ts';
 import type { RateLimitDecision, RateLimitPolicy } from '../types.ts';
 
 /**
- * D-RATE-LIMIT-DENIAL-WINDOW: the rejections an instance answers without asking Redis.
+ * D-RATE-LIMIT, denial window: the rejections an instance answers without asking Redis.
  *
  * A token bucket that rejects a request holds fewer than one token, and while it does nothing but
  * time adds any: every take, on any instance, needs a whole token. So the bucket stays empty for

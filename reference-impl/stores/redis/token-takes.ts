@@ -24,15 +24,15 @@ interface Call {
 export interface TokenTakes {
   /** Takes one token from the caller's token bucket (D-RATE-LIMIT), then does `along` when admitted. */
   take(callerKey: string, policy: RateLimitPolicy, along?: Along): Promise<TokenTake>;
-  /** The rejections remembered (D-RATE-LIMIT-DENIAL-WINDOW). */
+  /** The rejections remembered (D-RATE-LIMIT, denial window). */
   readonly denials: Denials;
 }
 
 /**
  * Token-bucket takes on Redis, in as few round trips and as little work per request as the rules allow:
- * - D-RATE-LIMIT-DENIAL-WINDOW (denials.ts): a caller whose bucket is known to be empty gets its 429
+ * - D-RATE-LIMIT, denial window (denials.ts): a caller whose bucket is known to be empty gets its 429
  *   without a round trip;
- * - D-REDIS-BATCH (batcher.ts): on one Redis, the takes of one event-loop turn go out as one script,
+ * - batching (batcher.ts): on one Redis, the takes of one event-loop turn go out as one script,
  *   TOKEN_BUCKET_BATCH, which runs them one after the other. On a Redis Cluster a script may only touch
  *   one slot and callers' buckets lie in different slots, so there every take is its own script.
  */
