@@ -62,8 +62,8 @@ export interface ProblemResponse {
   body: Record<string, unknown>;
 }
 
-/** Builds the problem document of `problem` for the request path `instance` (D-ERRORS). */
-export function renderProblem(problem: ProblemSpec, instance: string): ProblemResponse {
+/** The problem document (the body) of `problem` for the request path `instance` (D-ERRORS). */
+export function problemBody(problem: ProblemSpec, instance: string): Record<string, unknown> {
   const { status, init } = problem;
   const reason = STATUS_CODES[status] ?? 'Error';
   const body: Record<string, unknown> = {
@@ -73,13 +73,19 @@ export function renderProblem(problem: ProblemSpec, instance: string): ProblemRe
     detail: init.detail ?? reason,
     instance,
   };
-  const { members, headers } = init;
+  const { members } = init;
   if (members !== undefined) {
     for (const name of Object.keys(members)) {
       if (!(name in body)) body[name] = members[name];
     }
   }
-  return { status, headers: headers === undefined ? {} : { ...headers }, body };
+  return body;
+}
+
+/** Builds the problem document of `problem` for the request path `instance` (D-ERRORS), with a copy of its headers. */
+export function renderProblem(problem: ProblemSpec, instance: string): ProblemResponse {
+  const { headers } = problem.init;
+  return { status: problem.status, headers: headers === undefined ? {} : { ...headers }, body: problemBody(problem, instance) };
 }
 
 /**

@@ -15,7 +15,12 @@ function sha256(text: string): Buffer {
 interface KnownToken {
   digest: Buffer;
   principal: Principal;
+  /** The identity of this token, built once: identities are only read, and one object per request was garbage (D-AUTH). */
+  identity: Identity;
 }
+
+const ANONYMOUS: Identity = Object.freeze({ kind: 'anonymous' });
+const INVALID: Identity = Object.freeze({ kind: 'invalid' });
 
 /** A lookup over the configured tokens: `identify(authorizationHeader)` → Identity. */
 export interface TokenRegistry {
@@ -29,27 +34,25 @@ export interface TokenRegistry {
 export function createTokenRegistry(tokens: readonly TokenConfig[]): TokenRegistry {
   const known: KnownToken[] = tokens.map((token) => {
     const digest = sha256(token.token);
-    return {
-      digest,
-      principal: {
-        userId: token.userId,
-        permissions: [...token.permissions],
-        plan: token.plan,
-        callerKey: `token:${digest.toString('hex')}`,
-      },
+    const principal: Principal = {
+      userId: token.userId,
+      permissions: [...token.permissions],
+      plan: token.plan,
+      callerKey: `token:${digest.toString('hex')}`,
     };
+    return { digest, principal, identity: { kind: 'token', principal } };
   });
   return {
     identify(header) {
-      if (header === undefined) return { kind: 'anonymous' };
+      if (header === undefined) return ANONYMOUS;
       const match = BEARER.exec(header);
-      if (!match?.[1]) return { kind: 'invalid' };
+      if (!match?.[1]) return INVALID;
       const presented = sha256(match[1]);
-      let found: Principal | undefined;
+      let found: Identity | undefined;
       for (const candidate of known) {
-        if (timingSafeEqual(candidate.digest, presented) && found === undefined) found = candidate.principal;
+        if (timingSafeEqual(candidate.digest, presented) && found === undefined) found = candidate.identity;
       }
-      return found ? { kind: 'token', principal: found } : { kind: 'invalid' };
+      return found ?? INVALID;
     },
   };
 }

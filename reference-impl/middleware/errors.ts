@@ -7,18 +7,21 @@
 import type { Next } from 'koa';
 import { cacheControlFor } from '../cache.ts';
 import type { AppContext } from '../context.ts';
-import { type ProblemSpec, PROBLEM_CONTENT_TYPE, notFound, renderProblem, toHttpProblem } from '../problem.ts';
+import { type ProblemSpec, PROBLEM_CONTENT_TYPE, notFound, problemBody, toHttpProblem } from '../problem.ts';
 
 /** Writes the problem document of `problem` into `ctx`. */
 export function respondWithProblem(ctx: AppContext, problem: ProblemSpec): void {
-  const rendered = renderProblem(problem, ctx.path);
   const res = ctx.res;
   if (res.headersSent) return;
+  // The document and the problem's own headers, read in place: no copy of them per answer (D-ERRORS;
+  // the 404 and 429 answers are on the hot paths).
+  const body = problemBody(problem, ctx.path);
   res.removeHeader('Location');
-  ctx.status = rendered.status;
-  for (const name in rendered.headers) res.setHeader(name, rendered.headers[name] ?? '');
+  ctx.status = problem.status;
+  const { headers } = problem.init;
+  if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name] ?? '');
   res.setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
-  ctx.body = rendered.body;
+  ctx.body = body;
 }
 
 /**

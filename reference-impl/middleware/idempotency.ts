@@ -67,7 +67,8 @@ export function idempotency(config: Config, stores: Stores) {
     if (pending !== undefined && !pending.taken) {
       pending.taken = true;
       const taken = await takeAndClaim(stores, pending.key, pending.policy, { key, fingerprint, lockSeconds });
-      if (!(await admit(ctx, taken.decision)) || taken.claim === undefined) return;
+      const answer = admit(ctx, taken.decision);
+      if (answer === false || (answer !== true && !(await answer)) || taken.claim === undefined) return;
       claim = taken.claim;
     } else {
       claim = await store.claim(key, fingerprint, lockSeconds);
