@@ -11,10 +11,15 @@ import { startBaseline } from './baseline-server.ts';
 import type { ServerSpec } from './servers.ts';
 import { resolveConfig } from '../reference-impl/config.ts';
 import { startServer } from '../reference-impl/server.ts';
+import { Batcher } from '../reference-impl/stores/redis/batcher.ts';
 import { connectRedis, lua } from '../reference-impl/stores/redis/connection.ts';
 
-/** The floor's round trip: one script on one key, as the reference's limiter takes one token. */
-const FLOOR_SCRIPT = lua("return redis.call('INCR', KEYS[1])");
+/**
+ * The floor's round trip: one script on one key per request, as the reference's limiter takes one token,
+ * and batched per event-loop turn as the reference batches its takes (stores/redis/batcher.ts): one INCR
+ * per request, one script per turn.
+ */
+const FLOOR_SCRIPT = lua("local n = 0\nfor i = 1, #KEYS do n = redis.call('INCR', KEYS[i]) end\nreturn n");
 
 let commands: Record<string, number> = {};
 const original = Redis.prototype.sendCommand;
@@ -30,8 +35,12 @@ async function start(spec: ServerSpec): Promise<{ url: string; close(): Promise<
     const { redis, roundTrips } = spec;
     const connection = connectRedis({ url: redis.url, ...(redis.cluster ? { cluster: redis.cluster } : {}), commandTimeoutMs: 5000 });
     const key = `${redis.keyPrefix}{floor}:${process.pid}`;
+    const batcher = new Batcher<string, unknown>(async (keys) => {
+      const count = await connection.script(FLOOR_SCRIPT, keys, []);
+      return keys.map(() => count);
+    });
     const server = await startBaseline('127.0.0.1', 0, async () => {
-      for (let i = 0; i < roundTrips; i++) await connection.script(FLOOR_SCRIPT, [key], []);
+      for (let i = 0; i < roundTrips; i++) await batcher.add(key);
     });
     return { url: server.url, close: () => server.close().finally(() => connection.close()) };
   }
