@@ -247,7 +247,7 @@ test.describe('on Redis', () => {
           const script = source.replace(clock, `local now = ${now}`);
           const keys = calls.map((c) => `${prefix}prop:${run}:${c.bucket}:${c.capacity}:${c.rate}`);
           const args: (string | number)[] = [calls.length];
-          calls.forEach((c, i) => args.push('t', c.capacity, c.rate, i + 1, 0, '', ''));
+          for (const c of calls) args.push('t', c.capacity, c.rate);
           const replies = (await redis.eval(script, keys.length, ...keys, ...args)) as unknown[][];
           const states = new Map<string, TokenBucketState>();
           calls.forEach((c, i) => {

@@ -124,24 +124,29 @@ end
 
 /**
  * Several token-bucket takes in one script, run one after the other as separate calls would run
- * (redis/token-takes.ts batches the takes of one event-loop turn). ARGV[1] = number of calls; then
- * per call 7 entries: op ('t' take, 'g' take then get, 'c' take then claim), capacity, refill per
- * second, bucket (KEYS index), the read or record key (KEYS index, or 0), the in-flight record and
- * the lock ms of a claim ('' otherwise). Reply: one reply per call, in order.
+ * (redis/token-takes.ts batches the takes of one event-loop turn). ARGV[1] = number of calls; then per
+ * call: op ('t' take, 'g' take then get, 'c' take then claim), capacity, refill per second, and for a
+ * claim the in-flight record and the lock ms. KEYS: per call its bucket, then for 'g' and 'c' the read
+ * or record key. Reply: one reply per call, in order.
  */
 const BATCH = `
 local replies = {}
+local a, k = 2, 1
 for i = 1, tonumber(ARGV[1]) do
-  local at = 1 + (i - 1) * 7
-  local op = ARGV[at + 1]
-  capacity = tonumber(ARGV[at + 2])
-  rate = tonumber(ARGV[at + 3])
-  bucket = KEYS[tonumber(ARGV[at + 4])]
+  local op = ARGV[a]
+  capacity = tonumber(ARGV[a + 1])
+  rate = tonumber(ARGV[a + 2])
+  a = a + 3
+  bucket = KEYS[k]
+  k = k + 1
   local reply = take()
   if op == 'g' then
-    reply = then_get(reply, KEYS[tonumber(ARGV[at + 5])])
+    reply = then_get(reply, KEYS[k])
+    k = k + 1
   elseif op == 'c' then
-    reply = then_claim(reply, KEYS[tonumber(ARGV[at + 5])], ARGV[at + 6], ARGV[at + 7])
+    reply = then_claim(reply, KEYS[k], ARGV[a], ARGV[a + 1])
+    k = k + 1
+    a = a + 2
   end
   replies[i] = reply
 end

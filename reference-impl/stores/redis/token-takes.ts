@@ -50,10 +50,15 @@ export function createTokenTakes(connection: RedisConnection, keys: RedisKeys, d
     const scriptKeys: string[] = [];
     const args: (string | number)[] = [calls.length];
     for (const { bucket, policy, along } of calls) {
-      const bucketIndex = scriptKeys.push(bucket);
-      if (along === undefined) args.push('t', policy.capacity, policy.refillPerSecond, bucketIndex, 0, '', '');
-      else if (along.kind === 'get') args.push('g', policy.capacity, policy.refillPerSecond, bucketIndex, scriptKeys.push(along.key), '', '');
-      else args.push('c', policy.capacity, policy.refillPerSecond, bucketIndex, scriptKeys.push(along.key), along.record, along.lockMs);
+      scriptKeys.push(bucket);
+      if (along === undefined) args.push('t', policy.capacity, policy.refillPerSecond);
+      else if (along.kind === 'get') {
+        scriptKeys.push(along.key);
+        args.push('g', policy.capacity, policy.refillPerSecond);
+      } else {
+        scriptKeys.push(along.key);
+        args.push('c', policy.capacity, policy.refillPerSecond, along.record, along.lockMs);
+      }
     }
     const replies = await connection.script(TOKEN_BUCKET_BATCH, scriptKeys, args);
     if (!Array.isArray(replies)) throw new Error('unexpected reply from the rate-limit batch script');
