@@ -4,6 +4,7 @@
  * (conformance/run-environment.ts).
  */
 import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,13 +36,33 @@ export interface SuiteProcess {
   stop(): Promise<void>;
 }
 
-/** Spawns `playwright test` for the suite. */
+/** Where bin/http-api-conformance.js leaves the suite process it started for `run` (bin/suite-process.js). */
+const EARLY_SUITE = Symbol.for('http-api-conformance.early-suite');
+
+/**
+ * The suite process started by bin/http-api-conformance.js, Playwright loaded or loading, waiting
+ * for its arguments; taken once (the first suite of a run), and only while it still waits.
+ */
+function takeEarlySuite(): ChildProcess | undefined {
+  const slot = globalThis as { [EARLY_SUITE]?: ChildProcess };
+  const child = slot[EARLY_SUITE];
+  delete slot[EARLY_SUITE];
+  const waiting = child?.pid !== undefined && child.exitCode === null && child.signalCode === null && child.stdin?.writable === true;
+  return waiting ? child : undefined;
+}
+
+/** Spawns `playwright test` for the suite, or hands the arguments to the suite process bin/ started early. */
 export function startSuite(run: SuiteRun): SuiteProcess {
-  const args = [playwrightCli(), 'test', '-c', SUITE_CONFIG];
+  const args = ['test', '-c', SUITE_CONFIG];
   if (run.grep) args.push('--grep', run.grep.pattern);
   const { grep, ...settings } = run;
   const env = suiteEnvironment({ ...settings, ...(grep ? { grep: grep.selection } : {}) });
-  const child = spawn(process.execPath, args, { cwd: PACKAGE_ROOT, env, stdio: 'inherit' });
+  const early = takeEarlySuite();
+  if (early) {
+    early.ref();
+    early.stdin?.end(`${JSON.stringify({ args, env })}\n`);
+  }
+  const child = early ?? spawn(process.execPath, [playwrightCli(), ...args], { cwd: PACKAGE_ROOT, env, stdio: 'inherit' });
   const forward = (signal: NodeJS.Signals): void => {
     child.kill(signal);
   };

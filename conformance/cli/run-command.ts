@@ -190,8 +190,9 @@ export async function runCommand(args: string[]): Promise<number> {
     const baseUrls = valid.baseUrls;
     const target = { name: valid.name, baseUrls, profile: profileSource };
 
+    // The embedded server is listening once started, here in this process: only another target is probed.
     const probePath = valid.collections[0]?.path ?? '/';
-    const probes = await probeTargets(baseUrls, probePath, 5000);
+    const probes = embedded ? [] : await probeTargets(baseUrls, probePath, 5000);
     const down = probes.filter((p) => !p.ok);
     if (down.length > 0) {
       return fail(`target unreachable:\n${down.map((p) => `  ${p.url}: ${p.problem}`).join('\n')}`, target);
