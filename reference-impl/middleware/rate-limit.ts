@@ -83,13 +83,19 @@ export function admit(ctx: AppContext, decision: RateLimitDecision): boolean | P
 
 /** Identifies the caller (`ctx.state.identity`) and takes one token before any work runs. */
 export function rateLimit(config: Config, tokens: TokenRegistry, stores: Stores) {
-  return async function rateLimitMiddleware(ctx: AppContext, next: Next): Promise<void> {
+  // Not itself async: the keyed POST's promise is returned as it is, not wrapped in another one.
+  return function rateLimitMiddleware(ctx: AppContext, next: Next): Promise<void> {
     const authorization = ctx.req.headers.authorization;
     ctx.state.identity =
       authorization !== undefined && duplicatedSingleton(ctx.req) === 'authorization' ? INVALID : tokens.identify(authorization);
     const address = ctx.state.identity.kind === 'token' ? '' : ctx.ip || ctx.req.socket.remoteAddress || 'unknown';
     const { key, policy } = bucketFor(ctx.state.identity, address, config);
     if (ctx.method === 'POST' && ctx.req.headers['idempotency-key'] !== undefined) return deferred(ctx, next, key, policy);
+    return limited(ctx, next, key, policy);
+  };
+
+  /** Every request but a keyed POST: one token (with the item a GET reads), then the rest of the chain. */
+  async function limited(ctx: AppContext, next: Next, key: string, policy: RateLimitPolicy): Promise<void> {
     const match = ctx.method === 'GET' || ctx.method === 'HEAD' ? matchRoute(ctx.path, ctx.method) : undefined;
     const reads = match?.method?.reads;
     const id = reads === undefined ? NaN : Number(match?.params.id);
@@ -104,7 +110,7 @@ export function rateLimit(config: Config, tokens: TokenRegistry, stores: Stores)
     const answer = admit(ctx, decision);
     if (answer === false || (answer !== true && !(await answer))) return;
     return next();
-  };
+  }
 
   /**
    * A keyed POST: the idempotency middleware takes the token together with the claim. When the
