@@ -14,7 +14,7 @@
  */
 import { test as base } from '@playwright/test';
 import { runEnvironment } from './run-environment.ts';
-import { loadProfile } from './target/profile.ts';
+import { loadProfile, loadValidatedProfile } from './target/profile.ts';
 import type { ProfileCollection, ProfileRequest, TargetProfile } from './target/profile.ts';
 import { Target } from './support/target.ts';
 import type { Client } from './support/client.ts';
@@ -118,9 +118,9 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   profile: [
     // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture arguments from the pattern
     async ({}, use) => {
-      const file = runEnvironment().profile;
+      const { profile: file, profilePending } = runEnvironment();
       if (file) {
-        await use(loadProfile(file));
+        await use(profilePending ? loadValidatedProfile(file) : loadProfile(file));
         return;
       }
       const { startEmbeddedTarget } = await import('./target/embedded.ts');

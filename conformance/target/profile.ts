@@ -139,6 +139,17 @@ export function loadProfile(path: string): TargetProfile {
   return parseProfile(readProfile(path), `profile ${path}`);
 }
 
+/**
+ * Reads a profile that the `run` command has already validated and written for its suite
+ * (HAC_PROFILE_PENDING, D-PROFILE), without validating it again: the validator's build and compile
+ * cost each suite worker ~90 ms of CPU before its first check.
+ */
+export function loadValidatedProfile(path: string): TargetProfile {
+  const profile = readProfile(path) as TargetProfile;
+  if (!Array.isArray(profile.baseUrls)) throw new ProfileError(`profile ${path}: the run command wrote no baseUrls`);
+  return { ...profile, baseUrls: profile.baseUrls.map((u) => u.replace(/\/+$/, '')) };
+}
+
 /** The profile with its base URLs replaced by the `--target` URLs (trailing slashes removed). */
 export function withTargets(profile: ProfileDocument, targets: string[]): ProfileDocument {
   if (targets.length === 0) return profile;
