@@ -29,7 +29,11 @@ export function uniqueKeyPrefix(scope: string, label?: string): string {
   return `hac-${scope}:${label ? `${label}:` : ''}${randomBytes(6).toString('hex')}:`;
 }
 
-/** Deletes every key that starts with `prefix` (an empty or wildcard prefix is refused); resolves with how many. */
+/**
+ * Deletes every key that starts with `prefix` (an empty or wildcard prefix is refused); resolves with how many.
+ * SCAN visits the whole keyspace of a shared Redis: 10,000 slots a call (about a millisecond of Redis time
+ * each) keeps that to a few round trips where 1,000 took ~100 for 100,000 keys (0.1-0.6 s at every close).
+ */
 export async function deleteKeysWithPrefix(prefix: string, url: string = sharedRedisUrl()): Promise<number> {
   if (!prefix || /[*?[\]]/.test(prefix)) throw new Error(`refusing to delete keys for prefix "${prefix}"`);
   const admin = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000 });
@@ -39,7 +43,7 @@ export async function deleteKeysWithPrefix(prefix: string, url: string = sharedR
     await admin.connect();
     let cursor = '0';
     do {
-      const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 10_000);
       cursor = next;
       if (keys.length > 0) deleted += await admin.unlink(...keys);
     } while (cursor !== '0');
