@@ -8,7 +8,8 @@ import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { takeToken } from '../rate-limit/token-bucket.ts';
 import type { TokenBucketState } from '../rate-limit/token-bucket.ts';
-import { Batcher } from '../stores/redis/batcher.ts';
+import { Batcher, CallFailed } from '../stores/redis/batcher.ts';
+import { createRedisCombined } from '../stores/redis/combined.ts';
 import { connectRedis } from '../stores/redis/connection.ts';
 import type { RedisConnection } from '../stores/redis/connection.ts';
 import { CLOCK_RATE_MARGIN, Denials, MAX_ENTRIES, MAX_WINDOW_MS } from '../stores/redis/denials.ts';
@@ -67,6 +68,9 @@ test.describe('Batcher: the calls of one event-loop turn in one send', () => {
     }, 2);
     const mixed = await Promise.allSettled([1, 2, 3].map((n) => second.add(n)));
     expect(mixed.map((o) => o.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
+    const one = new Batcher<number, number>(async (calls) => calls.map((n) => (n === 2 ? new CallFailed(new Error('cannot encode 2')) : n)));
+    const alone = await Promise.allSettled([1, 2, 3].map((n) => one.add(n)));
+    expect(alone.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
   });
 });
 
@@ -228,6 +232,25 @@ test.describe('on Redis', () => {
     now = 2000;
     expect((await takes.take('ip:10.0.0.4', POLICY)).decision).toMatchObject({ allowed: false, retryAfterSeconds: 2 });
     expect(counted.scripts()).toBe(3);
+  });
+
+  test('creations of one turn are one script; one that cannot be planned fails alone', async () => {
+    const counted = counting();
+    const keys = redisKeys(`${prefix}create:`);
+    const stores = createRedisCombined(counted.connection, keys, {} as never, createTokenTakes(counted.connection, keys));
+    const creation = (broken: boolean) => ({
+      kinds: ['users'] as const,
+      build: ([id = 0]: readonly number[]) => ({
+        entries: [['users', { id: broken ? 42 : id, name: 'n' }] as const],
+        response: { status: 201, headers: {}, body: { id } },
+      }),
+    });
+    const outcomes = await Promise.allSettled([false, true, false].map((broken) => stores.create(creation(broken))));
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(counted.scripts()).toBe(1);
+    const ids = outcomes.flatMap((o) => (o.status === 'fulfilled' && o.value.created ? o.value.ids : []));
+    expect(ids).toEqual([1, 2]);
+    expect(await redis.get(keys.item('users', 2))).toBe('{"id":2,"name":"n"}');
   });
 
   test('the batch script decides as the TypeScript bucket does, call after call at one instant (property)', async () => {

@@ -9,14 +9,20 @@
  * order, for one round trip and one script invocation instead of one per request. A lone call is
  * sent alone, in the same turn.
  */
+/** A result that fails its one call of a batch (the others go on), e.g. a call that could not be encoded. */
+export class CallFailed {
+  constructor(readonly error: unknown) {}
+}
+
 export class Batcher<Call, Result> {
   private queue: { call: Call; resolve: (result: Result) => void; reject: (error: unknown) => void }[] = [];
 
   /**
-   * `send` answers the calls it is given with one result each, in order (or rejects, failing them all).
+   * `send` answers the calls it is given with one result each, in order: a CallFailed fails its call
+   * alone; a rejection fails them all.
    */
   constructor(
-    private readonly send: (calls: Call[]) => Promise<Result[]>,
+    private readonly send: (calls: Call[]) => Promise<(Result | CallFailed)[]>,
     private readonly maxBatch = 64,
   ) {}
 
@@ -31,7 +37,7 @@ export class Batcher<Call, Result> {
     this.queue = [];
     for (let start = 0; start < queued.length; start += this.maxBatch) {
       const chunk = queued.slice(start, start + this.maxBatch);
-      let sent: Promise<Result[]>;
+      let sent: Promise<(Result | CallFailed)[]>;
       try {
         sent = this.send(chunk.map((entry) => entry.call));
       } catch (error) {
@@ -40,7 +46,11 @@ export class Batcher<Call, Result> {
       sent
         .then((results) => {
           if (results.length !== chunk.length) throw new Error(`a batch of ${chunk.length} calls was answered with ${results.length} results`);
-          chunk.forEach((entry, index) => entry.resolve(results[index] as Result));
+          chunk.forEach((entry, index) => {
+            const result = results[index];
+            if (result instanceof CallFailed) entry.reject(result.error);
+            else entry.resolve(result as Result);
+          });
         })
         .catch((error: unknown) => {
           for (const entry of chunk) entry.reject(error);

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { assertPolicy } from '../../rate-limit/rounding.ts';
 import { CREATED_BY } from '../types.ts';
 import type { CombinedOperations, Creation, IdempotencyStore, RateLimitStore, ResourceStore, StoredResource } from '../types.ts';
-import { Batcher } from './batcher.ts';
+import { Batcher, CallFailed } from './batcher.ts';
 import { lua } from './connection.ts';
 import type { RedisConnection } from './connection.ts';
 import { claimOf, completedRecord, inFlight, toMs } from './idempotency.ts';
@@ -185,12 +185,23 @@ export function createRedisCombined(
   // Batched (batcher.ts): the creations of one event-loop turn in one CREATE script. Every key of a plan
   // but its completion is in the resources' slot, and on a Cluster completions are separate, so a
   // batch stays in one slot there too.
+  // A creation that cannot be planned (a build() that ignores its ids) fails alone; the others are sent.
   const creations = new Batcher<Creation, unknown>(async (batch) => {
     const args = new ScriptArguments();
-    const plans = batch.map((creation) => planOf(creation, args));
+    const plans: Record<string, unknown>[] = [];
+    const results: unknown[] = batch.map((creation) => {
+      try {
+        plans.push(planOf(creation, args));
+        return undefined;
+      } catch (error) {
+        return new CallFailed(error);
+      }
+    });
+    if (plans.length === 0) return results;
     const replies = await connection.script(CREATE, args.keys, [JSON.stringify(plans), ...args.texts]);
-    if (!Array.isArray(replies)) throw new Error('unexpected reply from the creation script');
-    return replies as unknown[];
+    if (!Array.isArray(replies) || replies.length !== plans.length) throw new Error('unexpected reply from the creation script');
+    let next = 0;
+    return results.map((result) => (result instanceof CallFailed ? result : replies[next++]));
   });
 
   return {
