@@ -71,12 +71,14 @@ export function formatRun(run: BenchRun): string {
     parts.push(
       'Redis client libraries (same process, same Redis; CPU of this process per operation)',
       formatTable(
-        ['client', 'version', 'script ops/s', 'script CPU µs/op', 'GET ops/s', 'GET CPU µs/op', 'note'],
+        ['client', 'version', 'script ops/s', 'script CPU µs/op', 'batched takes/s', 'batched CPU µs/take', 'GET ops/s', 'GET CPU µs/op', 'note'],
         run.clients.map((c) => [
           c.client,
           c.version || '-',
           c.script ? String(c.script.opsPerSecond) : '-',
           c.script ? fixed(c.script.cpuMicrosPerOp, 1) : '-',
+          c.batch ? String(c.batch.opsPerSecond) : '-',
+          c.batch ? fixed(c.batch.cpuMicrosPerOp, 1) : '-',
           c.get ? String(c.get.opsPerSecond) : '-',
           c.get ? fixed(c.get.cpuMicrosPerOp, 1) : '-',
           c.skipped ?? '',

@@ -94,6 +94,8 @@ export interface ClientResult {
   version: string;
   /** The limiter-and-read script (EVALSHA) and a plain GET: operations per second and client CPU µs per operation. */
   script?: { opsPerSecond: number; cpuMicrosPerOp: number };
+  /** The same takes 16 to a batch script (the server's form under load): takes per second and CPU µs per take. */
+  batch?: { opsPerSecond: number; cpuMicrosPerOp: number };
   get?: { opsPerSecond: number; cpuMicrosPerOp: number };
   skipped?: string;
 }

@@ -1,7 +1,8 @@
 /**
  * Redis client libraries side by side on the reference server's hot path: the script a GET runs
- * (the rate-limit token and the read in one EVALSHA, stores/redis/rate-limit-scripts.ts) and a plain
- * GET, each kept `concurrency` deep for `durationSeconds`, in this process. Reported per library:
+ * (the rate-limit token and the read in one EVALSHA, stores/redis/rate-limit-scripts.ts), the same
+ * takes as the server sends them under load (16 in one batch script, token-takes.ts), and a plain
+ * GET, each kept `concurrency` deep (the batch: 2) for `durationSeconds`, in this process. Reported per library:
  * operations per second and the CPU time this process spent per operation (user + system of every
  * thread, so a native client's own threads count too). The store adapter uses ioredis; the others
  * are loaded from `clientsDir` when installed there (`npm install --prefix DIR redis @valkey/valkey-glide`)
@@ -11,7 +12,7 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Redis } from 'ioredis';
-import { TOKEN_BUCKET_THEN_GET } from '../../reference-impl/stores/redis/rate-limit-scripts.ts';
+import { TOKEN_BUCKET_BATCH, TOKEN_BUCKET_THEN_GET } from '../../reference-impl/stores/redis/rate-limit-scripts.ts';
 import type { ClientResult } from '../types.ts';
 
 export interface ClientsOptions {
@@ -28,12 +29,14 @@ export interface ClientsOptions {
 interface ClientUnderTest {
   name: string;
   version: string;
-  script(keys: string[], args: string[]): Promise<unknown>;
+  script(sha: string, keys: string[], args: string[]): Promise<unknown>;
   get(key: string): Promise<unknown>;
   close(): Promise<void>;
 }
 
 const HUGE = ['1000000000', '1000000000'];
+/** Takes per batch script in the batch measurement: about what the server batches at 16 connections. */
+const BATCH = 16;
 
 /** The version of an installed package (its package.json is found above its entry point: some packages do not export it). */
 function versionOf(require: NodeJS.Require, name: string): string {
@@ -51,14 +54,17 @@ function versionOf(require: NodeJS.Require, name: string): string {
   }
 }
 
-/** ioredis as the store opens it (`autoPipelining`: commands of one event-loop turn in one write) or with its defaults. */
+/**
+ * ioredis as the store opens it (no auto-pipelining: stores/redis/connection.ts), or with auto-pipelining
+ * (the commands of one event-loop turn in one write).
+ */
 async function openIoredis(url: string, autoPipelining: boolean): Promise<ClientUnderTest> {
   const client = new Redis(url, { maxRetriesPerRequest: 1, enableAutoPipelining: autoPipelining });
   const require = createRequire(import.meta.url);
   return {
-    name: autoPipelining ? 'ioredis (auto-pipelining, as the store)' : 'ioredis',
+    name: autoPipelining ? 'ioredis (auto-pipelining)' : 'ioredis (as the store)',
     version: versionOf(require, 'ioredis'),
-    script: (keys, args) => client.evalsha(TOKEN_BUCKET_THEN_GET.sha, keys.length, ...keys, ...args),
+    script: (sha, keys, args) => client.evalsha(sha, keys.length, ...keys, ...args),
     get: (key) => client.get(key),
     close: async () => void client.disconnect(),
   };
@@ -81,7 +87,7 @@ async function openNodeRedis(url: string, require: NodeJS.Require): Promise<Clie
   return {
     name: 'redis (node-redis)',
     version: versionOf(require, 'redis'),
-    script: (keys, args) => client.evalSha(TOKEN_BUCKET_THEN_GET.sha, { keys, arguments: args }),
+    script: (sha, keys, args) => client.evalSha(sha, { keys, arguments: args }),
     get: (key) => client.get(key),
     close: async () => (client.destroy ? client.destroy() : await client.disconnect?.()),
   };
@@ -104,7 +110,7 @@ async function openGlide(url: string, require: NodeJS.Require): Promise<ClientUn
   return {
     name: '@valkey/valkey-glide',
     version: versionOf(require, '@valkey/valkey-glide'),
-    script: (keys, args) => client.customCommand(['EVALSHA', TOKEN_BUCKET_THEN_GET.sha, String(keys.length), ...keys, ...args]),
+    script: (sha, keys, args) => client.customCommand(['EVALSHA', sha, String(keys.length), ...keys, ...args]),
     get: (key) => client.get(key),
     close: async () => client.close(),
   };
@@ -136,8 +142,8 @@ async function drive(
 export async function clientsPhase(options: ClientsOptions): Promise<ClientResult[]> {
   const require = createRequire(join(options.clientsDir, 'package.json'));
   const openers: [string, () => Promise<ClientUnderTest>][] = [
-    ['ioredis', () => openIoredis(options.redisUrl, false)],
-    ['ioredis (auto-pipelining, as the store)', () => openIoredis(options.redisUrl, true)],
+    ['ioredis (as the store)', () => openIoredis(options.redisUrl, false)],
+    ['ioredis (auto-pipelining)', () => openIoredis(options.redisUrl, true)],
     ['redis (node-redis)', () => openNodeRedis(options.redisUrl, require)],
     ['@valkey/valkey-glide', () => openGlide(options.redisUrl, require)],
   ];
@@ -147,6 +153,9 @@ export async function clientsPhase(options: ClientsOptions): Promise<ClientResul
   const results: ClientResult[] = [];
   try {
     await loader.script('LOAD', TOKEN_BUCKET_THEN_GET.source);
+    await loader.script('LOAD', TOKEN_BUCKET_BATCH.source);
+    const batchKeys = Array.from({ length: BATCH }, () => [bucket, item]).flat();
+    const batchArgs = [String(BATCH), ...Array.from({ length: BATCH }, () => ['g', ...HUGE]).flat()];
     await loader.set(item, JSON.stringify({ id: 1, name: 'bench', email: 'bench@example.com', version: 1, createdAt: new Date().toISOString() }));
     for (const [name, open] of openers) {
       let client: ClientUnderTest;
@@ -159,21 +168,32 @@ export async function clientsPhase(options: ClientsOptions): Promise<ClientResul
         continue;
       }
       try {
-        const reply = (await client.script([bucket, item], HUGE)) as unknown[];
+        const reply = (await client.script(TOKEN_BUCKET_THEN_GET.sha, [bucket, item], HUGE)) as unknown[];
         if (!Array.isArray(reply) || reply.length !== 6) throw new Error(`${name}: unexpected script reply ${JSON.stringify(reply)}`);
+        const batchReply = (await client.script(TOKEN_BUCKET_BATCH.sha, batchKeys, batchArgs)) as unknown[];
+        if (!Array.isArray(batchReply) || batchReply.length !== BATCH) throw new Error(`${name}: unexpected batch reply`);
         const warm = Math.min(1, options.durationSeconds / 4);
-        await drive(() => client.script([bucket, item], HUGE), warm, options.concurrency);
-        const script = await drive(() => client.script([bucket, item], HUGE), options.durationSeconds, options.concurrency);
+        await drive(() => client.script(TOKEN_BUCKET_THEN_GET.sha, [bucket, item], HUGE), warm, options.concurrency);
+        const script = await drive(() => client.script(TOKEN_BUCKET_THEN_GET.sha, [bucket, item], HUGE), options.durationSeconds, options.concurrency);
+        // The server's form (stores/redis/token-takes.ts): BATCH takes in one script, about two scripts in flight.
+        const batch = await drive(() => client.script(TOKEN_BUCKET_BATCH.sha, batchKeys, batchArgs), options.durationSeconds, 2);
         const get = await drive(() => client.get(item), options.durationSeconds, options.concurrency);
-        const figures = (m: { ops: number; cpuMicros: number; elapsedMs: number }) => ({
-          opsPerSecond: Math.round((m.ops / m.elapsedMs) * 1000),
-          cpuMicrosPerOp: Math.round((m.cpuMicros / Math.max(1, m.ops)) * 10) / 10,
+        const figures = (m: { ops: number; cpuMicros: number; elapsedMs: number }, per = 1) => ({
+          opsPerSecond: Math.round(((m.ops * per) / m.elapsedMs) * 1000),
+          cpuMicrosPerOp: Math.round((m.cpuMicros / Math.max(1, m.ops * per)) * 10) / 10,
         });
-        const result: ClientResult = { client: name, version: client.version, script: figures(script), get: figures(get) };
+        const result: ClientResult = {
+          client: name,
+          version: client.version,
+          script: figures(script),
+          batch: figures(batch, BATCH),
+          get: figures(get),
+        };
         results.push(result);
         options.log(
           `  ${`${name} ${client.version}`.padEnd(30)}` +
             ` limiter+read script ${String(result.script?.opsPerSecond).padStart(6)} ops/s ${String(result.script?.cpuMicrosPerOp).padStart(5)} µs CPU/op` +
+            `   batched ${String(result.batch?.opsPerSecond).padStart(6)} takes/s ${String(result.batch?.cpuMicrosPerOp).padStart(5)} µs CPU/take` +
             `   GET ${String(result.get?.opsPerSecond).padStart(6)} ops/s ${String(result.get?.cpuMicrosPerOp).padStart(5)} µs CPU/op`,
         );
       } finally {
