@@ -31,14 +31,20 @@ function tooLarge(limit: number): HttpProblem {
 }
 
 /**
- * The body of a request whose message Node's parser has already read in full (`req.complete`: every
- * chunk is buffered in the stream and nothing has read it), taken at once: no promise, no listeners,
- * no flowing mode (D-BODY, CPU per POST). Undefined when the body is still arriving or was read.
+ * The body when Node's parser has already buffered all of it in the request stream and nothing has
+ * read it: the message is complete, or its Content-Length bytes are all there (the parser delivers
+ * exactly that many). It is taken at once, without a promise and listeners (D-BODY, CPU per
+ * POST). Undefined when the body is still arriving or was read.
  */
 function parsedBody(req: IncomingMessage, limit: number): Buffer | undefined {
-  if (!req.complete || req.readableFlowing !== null || req.readableDidRead) return undefined;
+  if (req.readableFlowing !== null || req.readableDidRead) return undefined;
+  const length = req.headers['content-length'];
+  if (!req.complete && (length === undefined || req.readableLength !== Number(length))) return undefined;
   if (req.readableLength > limit) throw tooLarge(limit);
-  return (req.read() as Buffer | null) ?? Buffer.alloc(0);
+  const body = (req.read() as Buffer | null) ?? Buffer.alloc(0);
+  // Flowing on to its end, as a stream read to the end with listeners is: 'end' and 'close' are emitted.
+  req.resume();
+  return body;
 }
 
 /** Reads the whole body, failing with 413 as soon as it passes `limit` bytes (the rest is drained). */
@@ -107,7 +113,7 @@ async function readBody(ctx: AppContext, next: Next, kind: BodyKind, limit: numb
     throw tooLarge(limit);
   }
   // The request event is emitted while Node's parser is inside the received data; one microtask
-  // later it has read the rest of it, so a body that came with its head is complete.
+  // later it has pushed the body that came with the head into the request stream.
   if (!ctx.req.complete) await undefined;
   const raw = parsedBody(ctx.req, limit) ?? (await readRawBody(ctx.req, limit));
   ctx.state.rawBody = raw;
