@@ -8,20 +8,21 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * `run` starts its suite process first thing (bin/suite-process.js), so that Playwright loads while
- * this process loads the command: the command hands it its arguments and environment when it runs
+ * this process loads the command: the command hands it its arguments and environment (on fd 3) when it runs
  * its first suite (conformance/cli/playwright-process.ts, which finds it under EARLY_SUITE), and a
  * command that runs none (--help, an unusable option) ends with its input closed, which ends it.
  * Unreferenced until then, it never keeps this process alive.
  */
 function startEarlySuite() {
+  // Its standard streams are this process's, as a suite process spawned later gets; its settings come on fd 3.
   const child = spawn(process.execPath, [fileURLToPath(new URL('suite-process.js', import.meta.url))], {
     cwd: fileURLToPath(new URL('..', import.meta.url)),
-    stdio: ['pipe', 'inherit', 'inherit'],
+    stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
   });
   child.on('error', () => undefined);
-  child.stdin.on('error', () => undefined);
+  child.stdio[3]?.on('error', () => undefined);
   child.unref();
-  child.stdin.unref();
+  child.stdio[3]?.unref();
   globalThis[Symbol.for('http-api-conformance.early-suite')] = child;
 }
 

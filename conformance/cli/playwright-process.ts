@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { Writable } from 'node:stream';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PACKAGE_ROOT } from '../../spec/package-files.ts';
@@ -47,8 +48,14 @@ function takeEarlySuite(): ChildProcess | undefined {
   const slot = globalThis as { [EARLY_SUITE]?: ChildProcess };
   const child = slot[EARLY_SUITE];
   delete slot[EARLY_SUITE];
-  const waiting = child?.pid !== undefined && child.exitCode === null && child.signalCode === null && child.stdin?.writable === true;
+  const waiting = child?.pid !== undefined && child.exitCode === null && child.signalCode === null && settingsPipe(child)?.writable === true;
   return waiting ? child : undefined;
+}
+
+/** The pipe (fd 3) on which the early suite process reads its arguments and environment. */
+function settingsPipe(child: ChildProcess): Writable | undefined {
+  const pipe = child.stdio[3];
+  return pipe instanceof Writable ? pipe : undefined;
 }
 
 /** Spawns `playwright test` for the suite, or hands the arguments to the suite process bin/ started early. */
@@ -60,7 +67,7 @@ export function startSuite(run: SuiteRun): SuiteProcess {
   const early = takeEarlySuite();
   if (early) {
     early.ref();
-    early.stdin?.end(`${JSON.stringify({ args, env })}\n`);
+    settingsPipe(early)?.end(`${JSON.stringify({ args, env })}\n`);
   }
   const child = early ?? spawn(process.execPath, [playwrightCli(), ...args], { cwd: PACKAGE_ROOT, env, stdio: 'inherit' });
   const forward = (signal: NodeJS.Signals): void => {
