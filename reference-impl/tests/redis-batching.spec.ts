@@ -224,6 +224,9 @@ test.describe('on Redis', () => {
     expect(fromRedis).toMatchObject({ allowed: false, remaining: 0, retryAfterSeconds: 2, resetSeconds: 2 });
     expect(counted.scripts()).toBe(2);
     for (let i = 0; i < 5; i++) expect((await takes.take('ip:10.0.0.4', POLICY)).decision).toEqual(fromRedis);
+    // What a Cluster's take-and-read asks before it sends the read to the resource's node.
+    expect(takes.deniedNow('ip:10.0.0.4', POLICY)).toEqual(fromRedis);
+    expect(takes.deniedNow('ip:10.0.0.5', POLICY)).toBeUndefined();
     expect(counted.scripts()).toBe(2);
     now = 1500;
     expect((await takes.take('ip:10.0.0.4', POLICY)).decision).toMatchObject({ allowed: false, retryAfterSeconds: 1 });

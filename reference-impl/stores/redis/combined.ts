@@ -216,6 +216,9 @@ export function createRedisCombined(
       }
       const item = keys.item(read.kind, read.id);
       if (connection.clustered) {
+        // The read goes out beside the take, to its own node; a caller inside its denial window reads nothing.
+        const denied = tokenTakes.deniedNow(key, policy);
+        if (denied !== undefined) return { decision: denied };
         const [decision, raw] = await Promise.all([covers.rateLimits.take(key, policy), connection.run((c) => c.get(item))]);
         const resource = decision.allowed ? parse(raw) : undefined;
         return resource === undefined ? { decision } : { decision, resource };

@@ -24,6 +24,8 @@ interface Call {
 export interface TokenTakes {
   /** Takes one token from the caller's token bucket (D-RATE-LIMIT), then does `along` when admitted. */
   take(callerKey: string, policy: RateLimitPolicy, along?: Along): Promise<TokenTake>;
+  /** The rejection a take would get now without asking Redis (the caller's denial window), else undefined. */
+  deniedNow(callerKey: string, policy: RateLimitPolicy): RateLimitDecision | undefined;
   /** The rejections remembered (D-RATE-LIMIT, denial window). */
   readonly denials: Denials;
 }
@@ -69,6 +71,7 @@ export function createTokenTakes(connection: RedisConnection, keys: RedisKeys, d
 
   return {
     denials,
+    deniedNow: (callerKey, policy) => denials.decision(keys.bucket(callerKey, false), policy),
     async take(callerKey, policy, along) {
       const bucket = keys.bucket(callerKey, false);
       const denied = denials.decision(bucket, policy);
