@@ -22,7 +22,7 @@ export function formatRun(run: BenchRun): string {
   const parts: string[] = [];
   if (run.throughput.length > 0) {
     parts.push(
-      "Throughput and latency (reference vs bare Koa, same run; floor: bare Koa making the route's Redis round trips)",
+      "Throughput and latency (reference vs bare Koa, same run; floor: bare Koa making the route's Redis calls, batched per turn)",
       formatTable(
         [
           'store',
