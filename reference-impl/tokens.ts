@@ -48,7 +48,11 @@ export function createTokenRegistry(tokens: readonly TokenConfig[]): TokenRegist
       plan: token.plan,
       callerKey: `token:${digest.toString('hex')}`,
     };
-    return { digest, principal, identity: { kind: 'token', principal } };
+    // Shared by every request of this token: frozen, so code that wrote into it would throw rather than
+    // change what the token's other requests see (D-AUTH).
+    Object.freeze(principal.permissions);
+    Object.freeze(principal);
+    return { digest, principal, identity: Object.freeze({ kind: 'token', principal }) };
   });
   return {
     identify(header) {
