@@ -29,28 +29,28 @@ export function createMemoryRateLimits(clock: () => number): MemoryRateLimits {
     for (const [key, entry] of leakyBuckets) if (entry.expiresAtMs <= now) leakyBuckets.delete(key);
   });
 
+  /** Stores a bucket's next state: into its entry in place when it has one, else as a new entry. */
+  function keep<S>(buckets: Map<string, Entry<S>>, key: string, found: Entry<S> | undefined, state: S, expiresAtMs: number): void {
+    if (found === undefined) {
+      buckets.set(key, { state, expiresAtMs });
+      return;
+    }
+    found.state = state;
+    found.expiresAtMs = expiresAtMs;
+  }
+
   function take(key: string, policy: RateLimitPolicy, now: number): RateLimitDecision {
     if (policy.algorithm === 'leaky-bucket') {
       const found = leakyBuckets.get(key);
       const live = found !== undefined && found.expiresAtMs > now ? found : undefined;
       const { state, decision } = queueRequest(live?.state, policy, now);
-      const expiresAtMs = Math.max(now, state.drainAtMs) + 1;
-      if (found === undefined) leakyBuckets.set(key, { state, expiresAtMs });
-      else {
-        found.state = state;
-        found.expiresAtMs = expiresAtMs;
-      }
+      keep(leakyBuckets, key, found, state, Math.max(now, state.drainAtMs) + 1);
       return decision;
     }
     const found = tokenBuckets.get(key);
     const live = found !== undefined && found.expiresAtMs > now ? found : undefined;
     const { state, decision } = takeToken(live?.state, policy, now);
-    const expiresAtMs = state.updatedAtMs + tokenBucketIdleAfterMs(state, policy) + 1;
-    if (found === undefined) tokenBuckets.set(key, { state, expiresAtMs });
-    else {
-      found.state = state;
-      found.expiresAtMs = expiresAtMs;
-    }
+    keep(tokenBuckets, key, found, state, state.updatedAtMs + tokenBucketIdleAfterMs(state, policy) + 1);
     return decision;
   }
 

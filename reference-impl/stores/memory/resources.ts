@@ -23,23 +23,16 @@ export function createMemoryResources(): MemoryResources {
   const markerIndexes = new Map<ResourceKind, Map<string, number>>();
   const parse = (json: string): StoredResource => JSON.parse(json) as StoredResource;
 
-  function table(kind: ResourceKind): Map<number, string> {
-    let found = tables.get(kind);
+  /** The inner map of `kind` in `outer`, made on first use. */
+  function innerOf<K, V>(outer: Map<ResourceKind, Map<K, V>>, kind: ResourceKind): Map<K, V> {
+    let found = outer.get(kind);
     if (found === undefined) {
       found = new Map();
-      tables.set(kind, found);
+      outer.set(kind, found);
     }
     return found;
   }
-
-  function markers(kind: ResourceKind): Map<string, number> {
-    let found = markerIndexes.get(kind);
-    if (found === undefined) {
-      found = new Map();
-      markerIndexes.set(kind, found);
-    }
-    return found;
-  }
+  const table = (kind: ResourceKind): Map<number, string> => innerOf(tables, kind);
 
   function nextIdNow(kind: ResourceKind): number {
     const id = (sequences.get(kind) ?? 0) + 1;
@@ -50,7 +43,7 @@ export function createMemoryResources(): MemoryResources {
   function putNow(kind: ResourceKind, resource: StoredResource): void {
     table(kind).set(resource.id, flat(JSON.stringify(resource)));
     const marker = resource[CREATED_BY];
-    if (typeof marker === 'string') markers(kind).set(marker, resource.id);
+    if (typeof marker === 'string') innerOf(markerIndexes, kind).set(marker, resource.id);
   }
 
   function getNow(kind: ResourceKind, id: number): StoredResource | undefined {
