@@ -16,6 +16,7 @@ import { CLOCK_RATE_MARGIN, Denials, MAX_ENTRIES, MAX_WINDOW_MS } from '../store
 import { redisKeys } from '../stores/redis/keys.ts';
 import { TOKEN_BUCKET_BATCH } from '../stores/redis/rate-limit-scripts.ts';
 import { createTokenTakes } from '../stores/redis/token-takes.ts';
+import { CREATED_BY } from '../stores/types.ts';
 import type { RateLimitPolicy } from '../stores/types.ts';
 import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../redis-admin.ts';
 
@@ -254,6 +255,36 @@ test.describe('on Redis', () => {
     const ids = outcomes.flatMap((o) => (o.status === 'fulfilled' && o.value.created ? o.value.ids : []));
     expect(ids).toEqual([1, 2]);
     expect(await redis.get(keys.item('users', 2))).toBe('{"id":2,"name":"n"}');
+  });
+
+  test('a creation stores exactly what build() gives for the real ids, and its marker answers a second attempt', async () => {
+    const keys = redisKeys(`${prefix}texts:`);
+    const connection = counting().connection;
+    const stores = createRedisCombined(connection, keys, {} as never, createTokenTakes(connection, keys));
+    // Ids as numbers and inside strings; texts and numbers that look like placeholder ids ("-1." and digits) stay as sent.
+    const records = (paymentId: number, transferId: number) => ({
+      transfer: { id: transferId, paymentId, note: `-1.5 -1.25 /payments/${paymentId}`, rate: -1.2 },
+      payment: { id: paymentId, transferId, self: `/payments/${paymentId}`, [CREATED_BY]: 'caller:key-1' },
+      response: { status: 201, headers: { location: `/payments/${paymentId}` }, body: { id: paymentId, transfer: `/transfers/${transferId}` } },
+    });
+    const creation = {
+      kinds: ['payments', 'transfers'] as const,
+      marker: { kind: 'payments' as const, value: 'caller:key-1' },
+      build: ([paymentId = 0, transferId = 0]: readonly number[]) => {
+        const { transfer, payment, response } = records(paymentId, transferId);
+        return { entries: [['transfers', transfer] as const, ['payments', payment] as const], response };
+      },
+    };
+    const first = await stores.create(creation);
+    if (!first.created) throw new Error('the first attempt must create');
+    const [paymentId = 0, transferId = 0] = first.ids;
+    const { transfer, payment, response } = records(paymentId, transferId);
+    expect(first.response).toEqual(response);
+    expect(await redis.get(keys.item('transfers', transferId))).toBe(JSON.stringify(transfer));
+    expect(await redis.get(keys.item('payments', paymentId))).toBe(JSON.stringify(payment));
+    expect(await redis.get(keys.marker('payments', 'caller:key-1'))).toBe(String(paymentId));
+    const second = await stores.create(creation);
+    expect(second).toEqual({ created: false, existing: payment });
   });
 
   test('the batch script decides as the TypeScript bucket does, call after call at one instant (property)', async () => {

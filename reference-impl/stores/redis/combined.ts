@@ -67,8 +67,10 @@ class ScriptArguments {
   /** ARGV[1] holds the plans; texts start at ARGV[2]. */
   readonly texts: string[] = [];
   private readonly keyIndex = new Map<string, number>();
+  private readonly textIndex = new Map<string, number>();
 
-  key(name: string): number {
+  /** A key several plans of a batch share (a sequence, an index): sent once. */
+  sharedKey(name: string): number {
     let index = this.keyIndex.get(name);
     if (index === undefined) {
       index = this.keys.push(name);
@@ -77,8 +79,23 @@ class ScriptArguments {
     return index;
   }
 
+  /** A key of one plan only (its marker, its idempotency record): no lookup. */
+  key(name: string): number {
+    return this.keys.push(name);
+  }
+
   text(value: string): number {
     return this.texts.push(value) + 1;
+  }
+
+  /** A text several plans of a batch share (an item prefix): sent once. */
+  sharedText(value: string): number {
+    let index = this.textIndex.get(value);
+    if (index === undefined) {
+      index = this.text(value);
+      this.textIndex.set(value, index);
+    }
+    return index;
   }
 
   /** A CREATE template over `text`: its pieces between placeholders become texts, the placeholders id numbers. */
@@ -88,20 +105,17 @@ class ScriptArguments {
 }
 
 /**
- * Placeholder ids for `Creation.build`: "-1." and 14 random digits, the last not 0, so each prints as
- * the same 18 characters in JSON and in `String()`, none is a prefix of another, no real id (a
- * positive integer) equals one, and a client cannot guess one into a request body.
+ * Placeholder ids for `Creation.build`: "-1.", 13 digits drawn once per process, then the id's 1-based
+ * position (1-9). Each prints as the same 18 characters in JSON and in `String()` (15 significant
+ * digits round-trip exactly, and the last is not 0), none is a prefix of another (one length), no real
+ * id (a positive integer) equals one, and a client cannot guess one into a request body: the drawn
+ * digits never leave the process (every placeholder is replaced before a text is stored or answered).
+ * Drawn once, not per creation: a random draw per creation cost as much as the rest of the planning.
  */
-function placeholders(count: number): number[] {
-  const out: number[] = [];
-  while (out.length < count) {
-    const digits = String(randomInt(10 ** 13, 10 ** 14));
-    const text = `-1.${digits.slice(0, 13)}${digits.endsWith('0') ? '7' : digits.slice(13)}`;
-    const value = Number(text);
-    if (String(value) === text && !out.includes(value)) out.push(value);
-  }
-  return out;
-}
+const PLACEHOLDER_DIGITS = String(randomInt(10 ** 12, 10 ** 13));
+const PLACEHOLDERS = Array.from({ length: 9 }, (_, index) => Number(`-1.${PLACEHOLDER_DIGITS}${index + 1}`));
+const PLACEHOLDER_TEXTS = PLACEHOLDERS.map(String);
+if (PLACEHOLDER_TEXTS.some((text, index) => text !== `-1.${PLACEHOLDER_DIGITS}${index + 1}`)) throw new Error('placeholder ids do not print as drawn');
 
 /**
  * Splits `text` at every placeholder: text, id number (1-based), text, … (the CREATE template). A scan
@@ -148,26 +162,33 @@ export function createRedisCombined(
 
   /** The CREATE plan of one creation, its keys and texts added to `args`. */
   function planOf(creation: Creation, args: ScriptArguments): Record<string, unknown> {
-    const fakes = placeholders(creation.kinds.length);
-    const fakeTexts = fakes.map(String);
+    const count = creation.kinds.length;
+    if (count > PLACEHOLDERS.length) throw new Error(`a creation of more than ${PLACEHOLDERS.length} resources cannot be planned`);
+    const fakes = PLACEHOLDERS.slice(0, count);
+    const fakeTexts = PLACEHOLDER_TEXTS.slice(0, count);
     const draft = creation.build(fakes);
-    const seqs = creation.kinds.map((kind) => args.key(keys.sequence(kind)));
+    const seqs = creation.kinds.map((kind) => args.sharedKey(keys.sequence(kind)));
+    // The marker checked is usually the one the created item carries: its key (a hash) is made once.
+    const check = creation.marker;
+    const checkKey = check === undefined ? undefined : args.key(keys.marker(check.kind, check.value));
     const items = draft.entries.map(([kind, resource]) => {
       const id = fakes.indexOf(resource.id) + 1;
       if (id === 0) throw new Error(`a created ${kind} must take its id from build()`);
       const marker = resource[CREATED_BY];
       const item = {
-        prefix: args.text(keys.itemPrefix(kind)),
-        index: args.key(keys.index(kind)),
+        prefix: args.sharedText(keys.itemPrefix(kind)),
+        index: args.sharedKey(keys.index(kind)),
         id,
         json: args.template(JSON.stringify(resource), fakeTexts),
       };
-      return typeof marker === 'string' ? { ...item, mark: args.key(keys.marker(kind, marker)) } : item;
+      if (typeof marker !== 'string') return item;
+      const mark = checkKey !== undefined && check?.kind === kind && check.value === marker ? checkKey : args.key(keys.marker(kind, marker));
+      return { ...item, mark };
     });
     const plan: Record<string, unknown> = { seqs, items };
-    if (creation.marker !== undefined) {
-      plan.check = args.key(keys.marker(creation.marker.kind, creation.marker.value));
-      plan.checkItem = args.text(keys.itemPrefix(creation.marker.kind));
+    if (check !== undefined) {
+      plan.check = checkKey;
+      plan.checkItem = args.sharedText(keys.itemPrefix(check.kind));
     }
     // On a Cluster the record lives in the caller's slot: it is completed by a second script (create).
     const done = creation.complete;
