@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { createStores } from '../stores/index.ts';
 import { createRedisStores } from '../stores/redis/index.ts';
+import { redisKeys } from '../stores/redis/keys.ts';
 import { StoreUnavailableError } from '../stores/types.ts';
 import type { Stores } from '../stores/types.ts';
 import { delay } from './stores-helpers.ts';
@@ -112,6 +113,26 @@ test.describe('Redis adapter specifics', () => {
       await stores.close();
       await deleteKeysWithPrefix(keyPrefix, REDIS_URL);
     }
+  });
+
+  test('key names stay the same however many callers come and go (the made-once names are bounded)', () => {
+    const keys = redisKeys('p:');
+    const first = keys.bucket('token:ab{12}', false);
+    expect(first).toBe('p:rl:tb:{token:ab12}');
+    const wrong: string[] = [];
+    for (let i = 0; i < 10_050; i++) {
+      const name = keys.bucket(`ip:10.0.${i >> 8}.${i & 255}`, false);
+      if (name !== `p:rl:tb:{ip:10.0.${i >> 8}.${i & 255}}`) wrong.push(name);
+    }
+    expect(wrong).toEqual([]);
+    expect(keys.bucket('token:ab{12}', false)).toBe(first);
+    expect(keys.bucket('token:ab{12}', true)).toBe('p:rl:lb:{token:ab12}');
+    expect([keys.item('users', 7), keys.itemPrefix('users'), keys.index('users'), keys.sequence('users')]).toEqual([
+      'p:{res}:item:users:7',
+      'p:{res}:item:users:',
+      'p:{res}:idx:users',
+      'p:{res}:seq:users',
+    ]);
   });
 
   test('the bucket is stamped with the Redis clock, not the instance clock', async () => {

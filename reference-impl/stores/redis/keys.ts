@@ -45,16 +45,43 @@ function tagged(key: string): string {
   return caller === undefined ? `{${key.replace(/[{}]/g, '')}}` : `{${caller}}${key.slice(caller.length)}`;
 }
 
+/** How many callers' token-bucket names are kept made (about 2 MB at most). */
+const BUCKET_NAMES = 10_000;
+
 /** The key names under `keyPrefix`. */
 export function redisKeys(keyPrefix: string): RedisKeys {
   const res = `${keyPrefix}{${RESOURCES_TAG}}`;
+  // The few per-kind names are made once: every creation and read names them, and a string made once
+  // is hashed once where a batch looks it up (combined.ts ScriptArguments).
+  const perKind = new Map<ResourceKind, { itemPrefix: string; index: string; sequence: string }>();
+  const namesOf = (kind: ResourceKind): { itemPrefix: string; index: string; sequence: string } => {
+    let names = perKind.get(kind);
+    if (names === undefined) {
+      names = { itemPrefix: `${res}:item:${kind}:`, index: `${res}:idx:${kind}`, sequence: `${res}:seq:${kind}` };
+      perKind.set(kind, names);
+    }
+    return names;
+  };
+  // A caller's token-bucket name, made once while the caller is recent: every request names it, and the
+  // denial window (denials.ts) looks it up. Bounded: the table is emptied when it reaches BUCKET_NAMES.
+  const buckets = new Map<string, string>();
+  const bucketName = (callerKey: string, leaky: boolean): string => `${keyPrefix}rl:${leaky ? 'lb' : 'tb'}:{${callerKey.replace(/[{}]/g, '')}}`;
   return {
-    bucket: (callerKey, leaky) => `${keyPrefix}rl:${leaky ? 'lb' : 'tb'}:{${callerKey.replace(/[{}]/g, '')}}`,
+    bucket: (callerKey, leaky) => {
+      if (leaky) return bucketName(callerKey, true);
+      let name = buckets.get(callerKey);
+      if (name === undefined) {
+        if (buckets.size >= BUCKET_NAMES) buckets.clear();
+        name = bucketName(callerKey, false);
+        buckets.set(callerKey, name);
+      }
+      return name;
+    },
     idempotency: (scopedKey) => `${keyPrefix}idem:${tagged(scopedKey)}`,
-    item: (kind, id) => `${res}:item:${kind}:${id}`,
-    itemPrefix: (kind) => `${res}:item:${kind}:`,
-    index: (kind) => `${res}:idx:${kind}`,
-    sequence: (kind) => `${res}:seq:${kind}`,
+    item: (kind, id) => `${namesOf(kind).itemPrefix}${id}`,
+    itemPrefix: (kind) => namesOf(kind).itemPrefix,
+    index: (kind) => namesOf(kind).index,
+    sequence: (kind) => namesOf(kind).sequence,
     marker: (kind, marker) => `${res}:mark:${kind}:${createHash('sha256').update(marker).digest('hex')}`,
     tagOf: callerTag,
   };
