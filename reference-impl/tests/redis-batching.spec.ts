@@ -262,9 +262,9 @@ test.describe('on Redis', () => {
     const connection = counting().connection;
     const stores = createRedisCombined(connection, keys, {} as never, createTokenTakes(connection, keys));
     // Ids as numbers and inside strings; texts and numbers that look like placeholder ids ("-1." and digits) stay as sent.
-    const records = (paymentId: number, transferId: number) => ({
+    const records = (paymentId: number, transferId: number, marker = 'caller:key-1') => ({
       transfer: { id: transferId, paymentId, note: `-1.5 -1.25 /payments/${paymentId}`, rate: -1.2 },
-      payment: { id: paymentId, transferId, self: `/payments/${paymentId}`, [CREATED_BY]: 'caller:key-1' },
+      payment: { id: paymentId, transferId, self: `/payments/${paymentId}`, [CREATED_BY]: marker },
       response: { status: 201, headers: { location: `/payments/${paymentId}` }, body: { id: paymentId, transfer: `/transfers/${transferId}` } },
     });
     const creation = {
@@ -283,8 +283,22 @@ test.describe('on Redis', () => {
     expect(await redis.get(keys.item('transfers', transferId))).toBe(JSON.stringify(transfer));
     expect(await redis.get(keys.item('payments', paymentId))).toBe(JSON.stringify(payment));
     expect(await redis.get(keys.marker('payments', 'caller:key-1'))).toBe(String(paymentId));
-    const second = await stores.create(creation);
+    // In one turn (one script): the repeated attempt returns early, and the plans after it still read their own arguments.
+    const other = {
+      ...creation,
+      marker: { kind: 'payments' as const, value: 'caller:key-2' },
+      build: ([paymentId = 0, transferId = 0]: readonly number[]) => {
+        const { transfer, payment, response } = records(paymentId, transferId, 'caller:key-2');
+        return { entries: [['transfers', transfer] as const, ['payments', payment] as const], response };
+      },
+    };
+    const [second, third] = await Promise.all([stores.create(creation), stores.create(other)]);
     expect(second).toEqual({ created: false, existing: payment });
+    if (!third.created) throw new Error('a new marker must create');
+    const next = records(third.ids[0] ?? 0, third.ids[1] ?? 0, 'caller:key-2');
+    expect(third.ids).toEqual([paymentId + 1, transferId + 1]);
+    expect(await redis.get(keys.item('transfers', transferId + 1))).toBe(JSON.stringify(next.transfer));
+    expect(await redis.get(keys.marker('payments', 'caller:key-2'))).toBe(String(paymentId + 1));
   });
 
   test('the batch script decides as the TypeScript bucket does, call after call at one instant (property)', async () => {

@@ -12,64 +12,98 @@ import { decisionOf } from './rate-limits.ts';
 import type { TokenTakes } from './token-takes.ts';
 
 /**
- * KEYS = every key the creations touch. ARGV[1] = the plans (a JSON array: several creations of one
- * event-loop turn go out together, batcher.ts, and run one after the other, each as it would alone).
- * A plan names keys by their KEYS index and texts by their ARGV index, so no key or text is sent twice
- * and no JSON is escaped inside JSON: `check` (marker key) and `checkItem` (item prefix of its kind),
- * `seqs` (sequence keys, one new id each), `items` (per record: item prefix, index key, 1-based id
- * number, template, optional marker key), optional `complete` (record key, our in-flight record,
- * completed-record template, ttl ms). A template alternates texts and id numbers: { text, id, text, … }.
+ * Placeholder ids for `Creation.build`: "-1.", 13 digits drawn once per process, then the id's 1-based
+ * position (1-9). Each prints as the same 18 characters in JSON and in `String()` (15 significant
+ * digits round-trip exactly, and the last is not 0), none is a prefix of another (one length), no real
+ * id (a positive integer) equals one, and a client cannot guess one into a request body: the drawn
+ * digits never leave the process (every placeholder is replaced before a text is stored or answered).
+ * Drawn once, not per creation: a random draw per creation cost as much as the rest of the planning.
+ */
+const PLACEHOLDER_DIGITS = String(randomInt(10 ** 12, 10 ** 13));
+const PLACEHOLDERS = Array.from({ length: 9 }, (_, index) => Number(`-1.${PLACEHOLDER_DIGITS}${index + 1}`));
+const PLACEHOLDER_TEXTS = PLACEHOLDERS.map(String);
+if (PLACEHOLDER_TEXTS.some((text, index) => text !== `-1.${PLACEHOLDER_DIGITS}${index + 1}`)) throw new Error('placeholder ids do not print as drawn');
+/** The placeholders as Lua patterns ("-" and "." escaped; digits match themselves). */
+const PLACEHOLDER_PATTERNS = PLACEHOLDER_TEXTS.map((text) => text.replace(/[-.]/g, '%$&'));
+
+/**
+ * The creations of one event-loop turn (batcher.ts), run one after the other, each as it would run
+ * alone. ARGV, read by a cursor: the number of plans, the number of placeholder patterns and the
+ * patterns, then per plan:
+ *   seqs: count, then KEYS index of each sequence (one new id each, in order);
+ *   check: KEYS index of the marker key (0: none), then, when given, the item prefix of its kind;
+ *   items: count, then per item: item prefix, KEYS index of its index, 1-based id number, JSON text,
+ *     KEYS index of its marker key (0: none);
+ *   complete: KEYS index of the idempotency record (0: none), then, when given, our in-flight record,
+ *     the completed record and the ttl in ms.
+ * Every text is the JSON `build` gave for the placeholder ids; the script puts the real ids in their
+ * place (gsub of placeholder i by id i). Every argument of a plan is read before it runs, so a plan
+ * that returns early leaves the cursor at the next one.
  * Reply, one per plan: { 0, existing JSON } when the marker names a live resource, else { 1, id1, id2, … }.
- * Item keys are made from their declared prefix; they share its hash tag (keys.ts), so the script
- * stays in one slot.
+ * Item keys are made from their prefix, which shares the `{res}` hash tag (keys.ts): one slot.
  */
 const CREATE = lua(`
-local function create(plan)
-  if plan.check then
-    local id = redis.call('GET', KEYS[plan.check])
+local cursor = 1
+local function arg()
+  local value = ARGV[cursor]
+  cursor = cursor + 1
+  return value
+end
+local plans = tonumber(arg())
+local patterns = {}
+for i = 1, tonumber(arg()) do patterns[i] = arg() end
+local function fill(text, ids)
+  for i = 1, #ids do text = string.gsub(text, patterns[i], ids[i]) end
+  return text
+end
+local function create()
+  local seqs = {}
+  for i = 1, tonumber(arg()) do seqs[i] = KEYS[tonumber(arg())] end
+  local check = tonumber(arg())
+  local checkItem = nil
+  if check > 0 then checkItem = arg() end
+  local items = {}
+  for i = 1, tonumber(arg()) do
+    items[i] = { prefix = arg(), index = tonumber(arg()), id = tonumber(arg()), json = arg(), mark = tonumber(arg()) }
+  end
+  local record = tonumber(arg())
+  local inflight, completed, ttl = nil, nil, nil
+  if record > 0 then inflight, completed, ttl = arg(), arg(), arg() end
+  if check > 0 then
+    local id = redis.call('GET', KEYS[check])
     if id then
-      local existing = redis.call('GET', ARGV[plan.checkItem] .. id)
+      local existing = redis.call('GET', checkItem .. id)
       if existing then return { 0, existing } end
     end
   end
   local ids = {}
-  for i, seq in ipairs(plan.seqs) do ids[i] = string.format('%d', redis.call('INCR', KEYS[seq])) end
-  local function fill(template)
-    local out = {}
-    for i, part in ipairs(template) do
-      if i % 2 == 1 then out[i] = ARGV[part] else out[i] = ids[part] end
-    end
-    return table.concat(out)
-  end
-  for _, item in ipairs(plan.items) do
+  for i, seq in ipairs(seqs) do ids[i] = string.format('%d', redis.call('INCR', seq)) end
+  for _, item in ipairs(items) do
     local id = ids[item.id]
-    redis.call('SET', ARGV[item.prefix] .. id, fill(item.json))
+    redis.call('SET', item.prefix .. id, fill(item.json, ids))
     redis.call('ZADD', KEYS[item.index], id, id)
-    if item.mark then redis.call('SET', KEYS[item.mark], id) end
+    if item.mark > 0 then redis.call('SET', KEYS[item.mark], id) end
   end
-  if plan.complete then
-    local c = plan.complete
-    local existing = redis.call('GET', KEYS[c.key])
-    if existing == false or existing == ARGV[c.inflight] then redis.call('SET', KEYS[c.key], fill(c.record), 'PX', c.ttl) end
+  if record > 0 then
+    local existing = redis.call('GET', KEYS[record])
+    if existing == false or existing == inflight then redis.call('SET', KEYS[record], fill(completed, ids), 'PX', ttl) end
   end
   local reply = { 1 }
   for i, id in ipairs(ids) do reply[i + 1] = id end
   return reply
 end
 local replies = {}
-for i, plan in ipairs(cjson.decode(ARGV[1])) do replies[i] = create(plan) end
+for i = 1, plans do replies[i] = create() end
 return replies
 `);
 
-/** The KEYS and ARGV of one CREATE call: each key and text is sent once and named by its 1-based index. */
+/** The KEYS and ARGV of one CREATE call (see CREATE for the layout). */
 class ScriptArguments {
   readonly keys: string[] = [];
-  /** ARGV[1] holds the plans; texts start at ARGV[2]. */
-  readonly texts: string[] = [];
+  readonly args: (string | number)[] = [0, PLACEHOLDER_PATTERNS.length, ...PLACEHOLDER_PATTERNS];
   private readonly keyIndex = new Map<string, number>();
-  private readonly textIndex = new Map<string, number>();
 
-  /** A key several plans of a batch share (a sequence, an index): sent once. */
+  /** A key several plans of a batch share (a sequence, an index): declared once. */
   sharedKey(name: string): number {
     let index = this.keyIndex.get(name);
     if (index === undefined) {
@@ -83,64 +117,6 @@ class ScriptArguments {
   key(name: string): number {
     return this.keys.push(name);
   }
-
-  text(value: string): number {
-    return this.texts.push(value) + 1;
-  }
-
-  /** A text several plans of a batch share (an item prefix): sent once. */
-  sharedText(value: string): number {
-    let index = this.textIndex.get(value);
-    if (index === undefined) {
-      index = this.text(value);
-      this.textIndex.set(value, index);
-    }
-    return index;
-  }
-
-  /** A CREATE template over `text`: its pieces between placeholders become texts, the placeholders id numbers. */
-  template(text: string, placeholderTexts: readonly string[]): number[] {
-    return template(text, placeholderTexts).map((part) => (typeof part === 'string' ? this.text(part) : part));
-  }
-}
-
-/**
- * Placeholder ids for `Creation.build`: "-1.", 13 digits drawn once per process, then the id's 1-based
- * position (1-9). Each prints as the same 18 characters in JSON and in `String()` (15 significant
- * digits round-trip exactly, and the last is not 0), none is a prefix of another (one length), no real
- * id (a positive integer) equals one, and a client cannot guess one into a request body: the drawn
- * digits never leave the process (every placeholder is replaced before a text is stored or answered).
- * Drawn once, not per creation: a random draw per creation cost as much as the rest of the planning.
- */
-const PLACEHOLDER_DIGITS = String(randomInt(10 ** 12, 10 ** 13));
-const PLACEHOLDERS = Array.from({ length: 9 }, (_, index) => Number(`-1.${PLACEHOLDER_DIGITS}${index + 1}`));
-const PLACEHOLDER_TEXTS = PLACEHOLDERS.map(String);
-if (PLACEHOLDER_TEXTS.some((text, index) => text !== `-1.${PLACEHOLDER_DIGITS}${index + 1}`)) throw new Error('placeholder ids do not print as drawn');
-
-/**
- * Splits `text` at every placeholder: text, id number (1-based), text, … (the CREATE template). A scan
- * with indexOf, not a RegExp built per creation: compiling that pattern cost more than the rest of
- * the creation's JavaScript. The placeholders have one length and none is a prefix of another.
- */
-function template(text: string, placeholderTexts: readonly string[]): (string | number)[] {
-  const parts: (string | number)[] = [];
-  let last = 0;
-  for (;;) {
-    let at = -1;
-    let which = -1;
-    placeholderTexts.forEach((placeholder, index) => {
-      const found = text.indexOf(placeholder, last);
-      if (found !== -1 && (at === -1 || found < at)) {
-        at = found;
-        which = index;
-      }
-    });
-    if (at === -1) break;
-    parts.push(text.slice(last, at), which + 1);
-    last = at + (placeholderTexts[which]?.length ?? 0);
-  }
-  parts.push(text.slice(last));
-  return parts;
 }
 
 /**
@@ -160,47 +136,35 @@ export function createRedisCombined(
   const parse = (raw: unknown): StoredResource | undefined =>
     typeof raw === 'string' && raw !== '' ? (JSON.parse(raw) as StoredResource) : undefined;
 
-  /** The CREATE plan of one creation, its keys and texts added to `args`. */
-  function planOf(creation: Creation, args: ScriptArguments): Record<string, unknown> {
+  /** Adds one creation's plan to `script` (CREATE's layout); throws when it cannot be planned, adding no argument. */
+  function plan(creation: Creation, script: ScriptArguments): void {
     const count = creation.kinds.length;
     if (count > PLACEHOLDERS.length) throw new Error(`a creation of more than ${PLACEHOLDERS.length} resources cannot be planned`);
     const fakes = PLACEHOLDERS.slice(0, count);
-    const fakeTexts = PLACEHOLDER_TEXTS.slice(0, count);
     const draft = creation.build(fakes);
-    const seqs = creation.kinds.map((kind) => args.sharedKey(keys.sequence(kind)));
+    const out: (string | number)[] = [count];
+    for (const kind of creation.kinds) out.push(script.sharedKey(keys.sequence(kind)));
     // The marker checked is usually the one the created item carries: its key (a hash) is made once.
     const check = creation.marker;
-    const checkKey = check === undefined ? undefined : args.key(keys.marker(check.kind, check.value));
-    const items = draft.entries.map(([kind, resource]) => {
+    const checkKey = check === undefined ? 0 : script.key(keys.marker(check.kind, check.value));
+    if (check === undefined) out.push(0);
+    else out.push(checkKey, keys.itemPrefix(check.kind));
+    out.push(draft.entries.length);
+    for (const [kind, resource] of draft.entries) {
       const id = fakes.indexOf(resource.id) + 1;
       if (id === 0) throw new Error(`a created ${kind} must take its id from build()`);
       const marker = resource[CREATED_BY];
-      const item = {
-        prefix: args.sharedText(keys.itemPrefix(kind)),
-        index: args.sharedKey(keys.index(kind)),
-        id,
-        json: args.template(JSON.stringify(resource), fakeTexts),
-      };
-      if (typeof marker !== 'string') return item;
-      const mark = checkKey !== undefined && check?.kind === kind && check.value === marker ? checkKey : args.key(keys.marker(kind, marker));
-      return { ...item, mark };
-    });
-    const plan: Record<string, unknown> = { seqs, items };
-    if (check !== undefined) {
-      plan.check = checkKey;
-      plan.checkItem = args.sharedText(keys.itemPrefix(check.kind));
+      let mark = 0;
+      if (typeof marker === 'string') mark = check?.kind === kind && check.value === marker ? checkKey : script.key(keys.marker(kind, marker));
+      out.push(keys.itemPrefix(kind), script.sharedKey(keys.index(kind)), id, JSON.stringify(resource), mark);
     }
     // On a Cluster the record lives in the caller's slot: it is completed by a second script (create).
     const done = creation.complete;
     if (done !== undefined && !connection.clustered) {
-      plan.complete = {
-        key: args.key(keys.idempotency(done.key)),
-        inflight: args.text(inFlight(done.fingerprint)),
-        record: args.template(completedRecord(done.fingerprint, draft.response), fakeTexts),
-        ttl: toMs(done.ttlSeconds),
-      };
-    }
-    return plan;
+      out.push(script.key(keys.idempotency(done.key)), inFlight(done.fingerprint), completedRecord(done.fingerprint, draft.response), toMs(done.ttlSeconds));
+    } else out.push(0);
+    for (const value of out) script.args.push(value);
+    script.args[0] = Number(script.args[0]) + 1;
   }
 
   // Batched (batcher.ts): the creations of one event-loop turn in one CREATE script. Every key of a plan
@@ -208,19 +172,19 @@ export function createRedisCombined(
   // batch stays in one slot there too.
   // A creation that cannot be planned (a build() that ignores its ids) fails alone; the others are sent.
   const creations = new Batcher<Creation, unknown>(async (batch) => {
-    const args = new ScriptArguments();
-    const plans: Record<string, unknown>[] = [];
+    const script = new ScriptArguments();
     const results: unknown[] = batch.map((creation) => {
       try {
-        plans.push(planOf(creation, args));
+        plan(creation, script);
         return undefined;
       } catch (error) {
         return new CallFailed(error);
       }
     });
-    if (plans.length === 0) return results;
-    const replies = await connection.script(CREATE, args.keys, [JSON.stringify(plans), ...args.texts]);
-    if (!Array.isArray(replies) || replies.length !== plans.length) throw new Error('unexpected reply from the creation script');
+    const planned = Number(script.args[0]);
+    if (planned === 0) return results;
+    const replies = await connection.script(CREATE, script.keys, script.args);
+    if (!Array.isArray(replies) || replies.length !== planned) throw new Error('unexpected reply from the creation script');
     let next = 0;
     return results.map((result) => (result instanceof CallFailed ? result : replies[next++]));
   });
