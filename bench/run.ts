@@ -38,6 +38,7 @@ options:
   --clients-dir DIR  where the clients phase finds redis and @valkey/valkey-glide (DIR/node_modules;
                      default: this project; a library not installed there is listed as not measured)
   --profile-route R  route to profile (default "GET /users/1"; one of the throughput routes)
+  --profile-store S  store of the profiled server: memory (default) or redis
   --from-sources     run the servers under test from the TypeScript sources through tsx instead of
                      compiling them first (quicker to start; tsx adds CPU to the reference server)
   --no-write         do not write bench/results/<timestamp>.json
@@ -69,6 +70,7 @@ const { values } = (() => {
         'redis-url': { type: 'string' },
         connections: { type: 'string' },
         'profile-route': { type: 'string' },
+        'profile-store': { type: 'string' },
         routes: { type: 'string' },
         'clients-dir': { type: 'string' },
         'from-sources': { type: 'boolean', default: false },
@@ -96,6 +98,8 @@ let stores = (values.stores ?? 'memory,redis,cluster').split(',').map((s) => s.t
 for (const store of stores) if (store !== 'memory' && store !== 'redis' && store !== 'cluster') fail(`unknown store "${store}"`);
 const profileRoute = values['profile-route'] ?? 'GET /users/1';
 if (!ROUTES.some((r) => r.name === profileRoute)) fail(`--profile-route must be one of ${ROUTES.map((r) => `"${r.name}"`).join(', ')}`);
+const profileStore = values['profile-store'] ?? 'memory';
+if (profileStore !== 'memory' && profileStore !== 'redis') fail(`--profile-store must be memory or redis, got "${profileStore}"`);
 
 const routes = values.routes?.split(',').map((r) => r.trim());
 for (const route of routes ?? []) if (!ROUTES.some((r) => r.name === route)) fail(`unknown route "${route}"`);
@@ -192,10 +196,10 @@ try {
     });
   }
   if (phases.includes('profile')) {
-    log(`\n[4/5] CPU profile (memory store, ${profileRoute})`);
+    log(`\n[4/5] CPU profile (${profileStore} store, ${profileRoute})`);
     run.profile = await profilePhase({
       route: profileRoute,
-      store: 'memory',
+      store: profileStore,
       redisUrl,
       keyPrefix,
       durationSeconds,
