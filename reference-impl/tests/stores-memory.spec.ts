@@ -44,6 +44,34 @@ test.describe('memory adapter with an injected clock', () => {
     expect(await stores.idempotency.claim('k', 'fp', 30)).toEqual({ state: 'completed', response: { status: 201, headers: {}, body: { id: 1 } } });
   });
 
+  test('resources under any number as id: far, negative and fractional ids beside the dense ones, listed in id order', async () => {
+    const { stores } = storesAt();
+    const ids = [3, 1, 5000, -2, 1.5, 2, 2 ** 40, 1030];
+    for (const id of ids) await stores.resources.put('users', { id, name: `u${id}` });
+    await stores.resources.put('users', { id: 5000, name: 'again' });
+    expect((await stores.resources.list('users')).map((user) => user.id)).toEqual([...ids].sort((a, b) => a - b));
+    expect(await stores.resources.get('users', 5000)).toEqual({ id: 5000, name: 'again' });
+    expect(await stores.resources.get('users', 1.5)).toEqual({ id: 1.5, name: 'u1.5' });
+    expect(await stores.resources.get('users', 4)).toBeUndefined();
+    expect(await stores.resources.delete('users', 5000)).toBe(true);
+    expect(await stores.resources.delete('users', 5000)).toBe(false);
+    expect(await stores.resources.delete('users', 4)).toBe(false);
+    expect(await stores.resources.get('users', 5000)).toBeUndefined();
+    expect((await stores.resources.list('users')).length).toBe(ids.length - 1);
+  });
+
+  test('an id first stored far ahead of the others and written again once they reach it is listed once, with its last value', async () => {
+    const { stores } = storesAt();
+    await stores.resources.put('orders', { id: 1500, v: 1 });
+    for (let id = 1; id <= 600; id += 1) await stores.resources.put('orders', { id });
+    await stores.resources.put('orders', { id: 1500, v: 2 });
+    const listed = await stores.resources.list('orders');
+    expect(listed.filter((order) => order.id === 1500)).toEqual([{ id: 1500, v: 2 }]);
+    expect(listed.length).toBe(601);
+    expect(await stores.resources.delete('orders', 1500)).toBe(true);
+    expect(await stores.resources.get('orders', 1500)).toBeUndefined();
+  });
+
   test('the bucket refills on the injected clock: 2 tokens/s give one token per 500 ms', async () => {
     const { stores, advance } = storesAt();
     const policy = tokenBucket(10, 2);

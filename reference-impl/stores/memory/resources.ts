@@ -1,5 +1,6 @@
 import { CREATED_BY } from '../types.ts';
 import { flat } from './flat.ts';
+import { Table } from './table.ts';
 import type { ResourceKind, ResourceStore, StoredResource } from '../types.ts';
 
 /** The memory resources, with the synchronous calls that the memory combined operations (combined.ts) run inside their one step. */
@@ -11,28 +12,30 @@ export interface MemoryResources extends ResourceStore {
 }
 
 /**
- * In-process resources: one Map per kind and one id counter per kind (D-IDS: ids are never reused).
- * Values are kept as their JSON text (as Redis would keep them) and parsed on every read, so
+ * In-process resources: one Table per kind (table.ts: texts by id) and one id counter per kind (D-IDS:
+ * ids are never reused). Values are kept as their JSON text (as Redis would keep them) and parsed on every read, so
  * callers never share or mutate stored state, and a read costs one JSON.parse rather than a
  * stringify-and-parse copy. The `CREATED_BY` index is one Map per kind keyed by the marker itself
  * (no `<kind>\n<marker>` copy of a long key built and hashed on every write and lookup).
  */
 export function createMemoryResources(): MemoryResources {
-  const tables = new Map<ResourceKind, Map<number, string>>();
+  const tables = new Map<ResourceKind, Table>();
   const sequences = new Map<ResourceKind, number>();
   const markerIndexes = new Map<ResourceKind, Map<string, number>>();
   const parse = (json: string): StoredResource => JSON.parse(json) as StoredResource;
 
-  /** The inner map of `kind` in `outer`, made on first use. */
-  function innerOf<K, V>(outer: Map<ResourceKind, Map<K, V>>, kind: ResourceKind): Map<K, V> {
+  /** The value of `kind` in `outer`, made by `make` on first use. */
+  function innerOf<V>(outer: Map<ResourceKind, V>, kind: ResourceKind, make: () => V): V {
     let found = outer.get(kind);
     if (found === undefined) {
-      found = new Map();
+      found = make();
       outer.set(kind, found);
     }
     return found;
   }
-  const table = (kind: ResourceKind): Map<number, string> => innerOf(tables, kind);
+  const newTable = (): Table => new Table();
+  const newIndex = (): Map<string, number> => new Map();
+  const table = (kind: ResourceKind): Table => innerOf(tables, kind, newTable);
 
   function nextIdNow(kind: ResourceKind): number {
     const id = (sequences.get(kind) ?? 0) + 1;
@@ -43,7 +46,7 @@ export function createMemoryResources(): MemoryResources {
   function putNow(kind: ResourceKind, resource: StoredResource): void {
     table(kind).set(resource.id, flat(JSON.stringify(resource)));
     const marker = resource[CREATED_BY];
-    if (typeof marker === 'string') innerOf(markerIndexes, kind).set(marker, resource.id);
+    if (typeof marker === 'string') innerOf(markerIndexes, kind, newIndex).set(marker, resource.id);
   }
 
   function getNow(kind: ResourceKind, id: number): StoredResource | undefined {
@@ -71,7 +74,7 @@ export function createMemoryResources(): MemoryResources {
       return getNow(kind, id);
     },
     async list(kind) {
-      return [...table(kind)].sort((a, b) => a[0] - b[0]).map(([, json]) => parse(json));
+      return table(kind).texts().map(parse);
     },
     async put(kind, resource) {
       putNow(kind, resource);
