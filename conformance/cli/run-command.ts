@@ -59,9 +59,12 @@ function reportedResults(file: string): RunResults | undefined {
 }
 
 /**
- * The report modules (report.html's page, the badge's font metrics), loaded when first needed or
- * while the suite runs (`void reportFiles()` once the suite has its profile), not before the suite
- * process is started: writing report.html and badge.svg is no part of what a run must do first.
+ * The report modules (report.html's page, the badge's font metrics), loaded when first needed, never
+ * before the suite process is started: writing report.html and badge.svg is no part of what a run must
+ * do first. Only a run that writes them itself (merged repeats, a warning of the run) loads them while
+ * the suite runs (`void reportFiles()` once the suite has its profile); in any other run the suite's
+ * requirements reporter writes them, and loading them here too (about 0.1 s of CPU) would only take
+ * the cores from the suite's workers while they start (the smoke goal, bench/README.md: under 3 s wall).
  */
 let reportFilesModule: Promise<typeof ReportFiles> | undefined;
 function reportFiles(): Promise<typeof ReportFiles> {
@@ -213,7 +216,7 @@ export async function runCommand(args: string[]): Promise<number> {
       if (options.repeat > 1) console.log(`\nrun ${index} of ${options.repeat} (${outDir})`);
       if (index === 1) {
         writeWhole(profilePath, `${JSON.stringify(resolved, null, 2)}\n`);
-        void reportFiles().catch(() => undefined);
+        if (options.repeat > 1 || warnings.length > 0) void reportFiles().catch(() => undefined);
         await suite.exited;
       } else {
         await runSuite(suiteRun(outDir));
