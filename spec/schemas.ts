@@ -82,8 +82,8 @@ export function addSchemaKeywords(ajv: { addKeyword(definition: KeywordDefinitio
  * is built on the first validation, and a schema is compiled the first time it is used and kept:
  * building the Ajv compiles the 2020-12 meta-schema (about 80 ms of CPU on a quiet machine), and many processes that
  * import this module (the Playwright runner, every conformance worker, the CLI) never validate, or
- * only a few schemas. `compileAll()` compiles every schema up front (the reference server calls it at
- * start-up, so no request pays for a compilation). Decimal amounts use the `x-maxDecimalPlaces`
+ * only a few schemas. `compileAll()` compiles every schema up front; the reference server compiles the
+ * request schemas it validates with at start-up (`compileSchemas`), so no request pays for a compilation. Decimal amounts use the `x-maxDecimalPlaces`
  * keyword, never `multipleOf` (D-FIELDS).
  */
 export function createSchemaValidator() {
@@ -143,9 +143,14 @@ export function getValidator(name: string): ValidateFunction {
   return registry.validator(name);
 }
 
-/** Compiles every schema now (a server calls it at start-up; a schema that does not compile throws here). */
+/** Compiles every schema now (a schema that does not compile throws here). */
 export function compileAllSchemas(): void {
   registry.compileAll();
+}
+
+/** Compiles the named schemas now (a server compiles those it validates with at start-up, so no request pays for it). */
+export function compileSchemas(names: readonly string[]): void {
+  for (const name of names) registry.validator(name);
 }
 
 function pointerToPath(pointer: string): string[] {

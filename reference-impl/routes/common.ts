@@ -8,14 +8,18 @@ import { type FieldError, notFound, validationProblem } from '../problem.ts';
 import { CREATED_BY } from '../stores/types.ts';
 import type { ResourceKind, ResourceStore, StoredResource, StoredResponse } from '../stores/types.ts';
 
-export type RequestSchema =
-  | 'user-request'
-  | 'user-replace-request'
-  | 'order-request'
-  | 'payment-request'
-  | 'author-request'
-  | 'post-request'
-  | 'comment-request';
+/** The request schemas of spec/schemas/ the routes validate bodies with (compiled at start-up, app.ts). */
+export const REQUEST_SCHEMAS = [
+  'user-request',
+  'user-replace-request',
+  'order-request',
+  'payment-request',
+  'author-request',
+  'post-request',
+  'comment-request',
+] as const;
+
+export type RequestSchema = (typeof REQUEST_SCHEMAS)[number];
 
 /**
  * Validates the parsed body with the spec schema `name` (spec/schemas.ts, compiled once) plus
