@@ -15,7 +15,7 @@ export interface RunOptions {
   strict: boolean;
   reporter: ReporterName;
   out: string;
-  /** Parallel Playwright workers (default HAC_WORKERS, else 3). */
+  /** Parallel Playwright workers (default HAC_WORKERS, else 3, or 6 for a target not on this machine: cli/workers.ts). */
   workers?: number;
   /** A PEM file of extra trusted roots for https targets (D-SUITE-TRUST). */
   ca?: string;
@@ -40,8 +40,9 @@ options:
   --strict            a failed SHOULD fails the run too
   --reporter NAME     list (default) | html | junit | json, written into --out
   --out DIR           output directory (default: conformance-results)
-  --workers N         parallel workers (default 3, or HAC_WORKERS); the rate-limit checks run in
-                      parallel only when the profile names a pool of rate-limit tokens (rateLimitPool)
+  --workers N         parallel workers (default HAC_WORKERS, else 3 for a target on this machine and 6 for
+                      one elsewhere, whose checks mostly wait on the network); the rate-limit checks run
+                      in parallel only when the profile names a pool of rate-limit tokens (rateLimitPool)
   --ca FILE           PEM file of a private CA or a self-signed certificate to trust for https:// targets
                       (added to Node's default roots, for every request of the suite)
   --insecure          do not verify TLS certificates at all (a loud warning in the console and in results.json)

@@ -17,6 +17,7 @@ import { runSuite, startSuite } from './playwright-process.ts';
 import type { SuiteProcess, SuiteRun } from './playwright-process.ts';
 import { writeWhole } from './profile-handoff.ts';
 import { probeTargets } from './probe.ts';
+import { defaultWorkers, REMOTE_WORKERS } from './workers.ts';
 import { formatDisagreements, mergeRuns, runDirectory } from './repeat.ts';
 import { exportTlsTrust, runEnvironment } from '../run-environment.ts';
 import { hasBaseUrls, parseProfile, ProfileError, rateLimitPool, readProfile, REFERENCE_PROFILE, withTargets } from '../target/profile.ts';
@@ -158,6 +159,9 @@ export async function runCommand(args: string[]): Promise<number> {
   // (cli/profile-handoff.ts) and prints nothing before; a run that cannot go on stops it (`fail`).
   const profilePath = join(options.out, 'profile.json');
   rmSync(profilePath, { force: true });
+  // Neither --workers nor HAC_WORKERS: 3 workers for a target on this machine, 6 for one elsewhere (cli/workers.ts).
+  const remoteUrls = useEmbedded || !Array.isArray(profile.baseUrls) ? [] : profile.baseUrls.filter((url): url is string => typeof url === 'string');
+  const workers = options.workers ?? (process.env.HAC_WORKERS === undefined ? defaultWorkers(remoteUrls) : undefined);
   const suiteRun = (outDir: string): SuiteRun => ({
     profilePath,
     profileSource,
@@ -165,7 +169,7 @@ export async function runCommand(args: string[]): Promise<number> {
     strict: options.strict,
     reporter: options.reporter,
     rateLimitTokens: profile.tokens ? rateLimitPool({ tokens: profile.tokens }).length : 0,
-    ...(options.workers !== undefined ? { workers: options.workers } : {}),
+    ...(workers !== undefined ? { workers } : {}),
     ...(options.grep ? { grep: { selection: options.grep, pattern: grepPattern(options.grep) } } : {}),
   });
   const suiteStarted = performance.now();
@@ -201,6 +205,9 @@ export async function runCommand(args: string[]): Promise<number> {
       return fail(`target unreachable:\n${down.map((p) => `  ${p.url}: ${p.problem}`).join('\n')}`, target);
     }
     console.log(`target${baseUrls.length > 1 ? 's' : ''}: ${baseUrls.join(', ')} (profile "${valid.name}")`);
+    if (options.workers === undefined && workers === REMOTE_WORKERS) {
+      console.log(`workers: ${REMOTE_WORKERS} (the target is not on this machine: its checks mostly wait on the network; --workers N to choose)`);
+    }
     // Declared features are verified before use: one message and exit 2, not a dozen MUST failures.
     // The embedded server with its own profile is configured from that profile: nothing to verify.
     if (!embedded || options.profile !== undefined) {
