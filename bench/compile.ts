@@ -13,6 +13,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { processAlive } from '../conformance/support/token-lock.ts';
 import { PACKAGE_ROOT } from '../spec/package-files.ts';
 
 const run = promisify(execFile);
@@ -23,15 +24,6 @@ const RUNS_DIR = join(PACKAGE_ROOT, 'node_modules', '.cache', 'hac-bench');
 /** Where this run's compiled servers live. */
 export const COMPILED_DIR = join(RUNS_DIR, String(process.pid));
 
-/** True while a process with this pid runs (a run that ended leaves its folder to the next run to remove). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** The repository path of a file, for a path into the compiled tree (profile frames name their source). */
 export function sourcePathOf(path: string): string {
@@ -43,7 +35,8 @@ export async function compileServers(): Promise<string> {
   const outDir = COMPILED_DIR;
   mkdirSync(RUNS_DIR, { recursive: true });
   for (const name of readdirSync(RUNS_DIR)) {
-    if (!/^\d+$/.test(name) || !alive(Number(name))) rmSync(join(RUNS_DIR, name), { recursive: true, force: true });
+    // A run that ended leaves its folder to the next run to remove.
+    if (!/^\d+$/.test(name) || !processAlive(Number(name))) rmSync(join(RUNS_DIR, name), { recursive: true, force: true });
   }
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });

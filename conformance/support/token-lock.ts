@@ -23,7 +23,8 @@ function lockName(scope: string, token: string): string {
   return `${createHash('sha256').update(`${scope}\n${token}`).digest('hex').slice(0, 32)}.lock`;
 }
 
-function ownerAlive(pid: number): boolean {
+/** True while a process with this pid runs (a process of another user counts: it runs). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -37,7 +38,7 @@ function clearStale(file: string): boolean {
   try {
     const text = readFileSync(file, 'utf8').trim();
     const pid = Number(text);
-    const stale = text === '' ? Date.now() - statSync(file).mtimeMs > UNWRITTEN_STALE_MS : Number.isInteger(pid) && pid > 0 && !ownerAlive(pid);
+    const stale = text === '' ? Date.now() - statSync(file).mtimeMs > UNWRITTEN_STALE_MS : Number.isInteger(pid) && pid > 0 && !processAlive(pid);
     if (stale) rmSync(file, { force: true });
     return stale;
   } catch {
