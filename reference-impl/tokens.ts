@@ -28,7 +28,8 @@ interface KnownToken {
 }
 
 const ANONYMOUS: Identity = Object.freeze({ kind: 'anonymous' });
-const INVALID: Identity = Object.freeze({ kind: 'invalid' });
+/** The identity of a request whose credentials are unusable (D-AUTH): one frozen object, shared. */
+export const INVALID_IDENTITY: Identity = Object.freeze({ kind: 'invalid' });
 
 /** A lookup over the configured tokens: `identify(authorizationHeader)` → Identity. */
 export interface TokenRegistry {
@@ -58,13 +59,13 @@ export function createTokenRegistry(tokens: readonly TokenConfig[]): TokenRegist
     identify(header) {
       if (header === undefined) return ANONYMOUS;
       const match = BEARER.exec(header);
-      if (!match?.[1]) return INVALID;
+      if (!match?.[1]) return INVALID_IDENTITY;
       presented.write(hash('sha256', match[1], 'binary'), 0, 'latin1');
       let found: Identity | undefined;
       for (const candidate of known) {
         if (timingSafeEqual(candidate.digest, presented) && found === undefined) found = candidate.identity;
       }
-      return found ?? INVALID;
+      return found ?? INVALID_IDENTITY;
     },
   };
 }

@@ -15,9 +15,8 @@ import { duplicatedSingleton } from './head.ts';
 import { matchRoute } from '../route-table.ts';
 import { takeAndGet } from '../stores/combined.ts';
 import type { RateLimitDecision, RateLimitPolicy, Stores } from '../stores/types.ts';
+import { INVALID_IDENTITY } from '../tokens.ts';
 import type { TokenRegistry } from '../tokens.ts';
-
-const INVALID: Identity = Object.freeze({ kind: 'invalid' });
 
 /** The bucket key and policy of a caller: `token:<sha256>` for a known token, else `ip:<address>`. */
 export function bucketFor(
@@ -87,7 +86,7 @@ export function rateLimit(config: Config, tokens: TokenRegistry, stores: Stores)
   return function rateLimitMiddleware(ctx: AppContext, next: Next): Promise<void> {
     const authorization = ctx.req.headers.authorization;
     ctx.state.identity =
-      authorization !== undefined && duplicatedSingleton(ctx.req) === 'authorization' ? INVALID : tokens.identify(authorization);
+      authorization !== undefined && duplicatedSingleton(ctx.req) === 'authorization' ? INVALID_IDENTITY : tokens.identify(authorization);
     const address = ctx.state.identity.kind === 'token' ? '' : ctx.ip || ctx.req.socket.remoteAddress || 'unknown';
     const { key, policy } = bucketFor(ctx.state.identity, address, config);
     if (ctx.method === 'POST' && ctx.req.headers['idempotency-key'] !== undefined) return deferred(ctx, next, key, policy);
