@@ -28,7 +28,7 @@ const USAGE = `usage: node --import tsx bench/run.ts [options]
 
 options:
   --duration S       measured seconds per throughput cell and target (default 4)
-  --quick            short run: 2 s cells, 1 exactness trial, 3 s refill, smoke suite only
+  --quick            short run: 2 s cells, 1 exactness trial, 3 s refill, smoke suite only (not installed)
   --phases LIST      comma-separated subset of ${PHASES.join(',')} (default: all)
   --stores LIST      memory,redis,cluster (default all three; redis is skipped when unreachable, cluster
                      (a local 3-primary Redis Cluster) when redis-server or redis-cli is missing)
@@ -210,7 +210,7 @@ try {
   }
   if (phases.includes('suite')) {
     log('\n[5/5] conformance suite run time');
-    run.suite = await suiteTimePhase({ timeoutMs: 5 * 60_000, only: quick ? ['smoke'] : ['full', 'smoke'], log });
+    run.suite = await suiteTimePhase({ timeoutMs: 5 * 60_000, only: quick ? ['smoke'] : ['full', 'smoke'], installed: !quick, log });
   }
 } finally {
   await cleanRedis();

@@ -1,12 +1,17 @@
 /**
- * Phase 4: wall time of the full conformance run and of the smoke subset
- * (`--grep @smoke`) against the embedded reference server, each a spawned CLI process.
+ * Phase 5: wall time of the full conformance run and of the smoke subset (`--grep @smoke`)
+ * against the embedded reference server, each a spawned CLI process: first the repository's command
+ * (`node bin/http-api-conformance.js`, TypeScript sources), then the package as a user installs it
+ * (`npm pack`, `npm install <tarball>` into a temporary project: compiled JavaScript, run with
+ * `npx http-api-conformance`'s binary). The two differ in start-up: Playwright loads the repository's
+ * suite through its TypeScript loader, the installed suite as plain JavaScript.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installPackage } from '../../conformance/tests/support/installed-package.ts';
 import type { SuiteTimeResult } from '../types.ts';
 
 export interface SuiteOptions {
@@ -14,6 +19,8 @@ export interface SuiteOptions {
   timeoutMs: number;
   /** Which runs to time (default both). */
   only?: ('full' | 'smoke')[];
+  /** Also time the runs from an installed package (npm pack + npm install; default true). */
+  installed?: boolean;
   log: (line: string) => void;
 }
 
@@ -47,8 +54,14 @@ function summaryOf(outDir: string, output: string): string {
   }
 }
 
-/** Spawns `node bin/http-api-conformance.js run <args>` and measures its wall time. */
-async function timeRun(name: string, args: string[], options: SuiteOptions): Promise<SuiteTimeResult> {
+/** The command a run starts: the repository's CLI, or an installed package's. */
+interface Command {
+  cli: string;
+  cwd: string;
+}
+
+/** Spawns `node <cli> run <args>` in `cwd` and measures its wall time. */
+async function timeRun(name: string, args: string[], options: SuiteOptions, { cli, cwd }: Command = { cli: CLI, cwd: ROOT }): Promise<SuiteTimeResult> {
   const outDir = mkdtempSync(join(tmpdir(), `hac-bench-${name}-`));
   const fullArgs = ['run', ...args, '--out', outDir];
   const timeFile = join(outDir, 'time.txt');
@@ -57,8 +70,8 @@ async function timeRun(name: string, args: string[], options: SuiteOptions): Pro
   let output = '';
   const exitCode = await new Promise<number | null>((resolve) => {
     const command = useTime ? GNU_TIME : process.execPath;
-    const commandArgs = useTime ? ['-f', '%U %S', '-o', timeFile, process.execPath, CLI, ...fullArgs] : [CLI, ...fullArgs];
-    const child = spawn(command, commandArgs, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CI: '' } });
+    const commandArgs = useTime ? ['-f', '%U %S', '-o', timeFile, process.execPath, cli, ...fullArgs] : [cli, ...fullArgs];
+    const child = spawn(command, commandArgs, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CI: '' } });
     const keep = (chunk: Buffer): void => {
       output = (output + chunk.toString()).slice(-20_000);
     };
@@ -82,20 +95,34 @@ async function timeRun(name: string, args: string[], options: SuiteOptions): Pro
   return { name, args: fullArgs.slice(0, -2), wallMs, ...(cpuMs !== undefined ? { cpuMs } : {}), exitCode, summary };
 }
 
-/** Times the full run, then the smoke subset. */
+/** Times the full run, then the smoke subset: from the repository, then from an installed package. */
 export async function suiteTimePhase(options: SuiteOptions): Promise<SuiteTimeResult[]> {
   const results: SuiteTimeResult[] = [];
-  for (const [name, args] of [
+  const runs = ([
     ['full', []],
     ['smoke', ['--grep', '@smoke']],
-  ] as const) {
-    if (options.only && !options.only.includes(name)) continue;
-    const result = await timeRun(name, [...args], options);
-    results.push(result);
-    options.log(
-      `  ${name.padEnd(6)} ${(result.wallMs / 1000).toFixed(1)} s wall, ` +
-        `${result.cpuMs !== undefined ? `${(result.cpuMs / 1000).toFixed(1)} s CPU, ` : ''}exit ${result.exitCode}: ${result.summary}`,
-    );
+  ] as const).filter(([name]) => !options.only || options.only.includes(name));
+  const timeAll = async (suffix: string, command?: Command): Promise<void> => {
+    for (const [name, args] of runs) {
+      const result = await timeRun(`${name}${suffix}`, [...args], options, command);
+      results.push(result);
+      options.log(
+        `  ${result.name.padEnd(16)} ${(result.wallMs / 1000).toFixed(1)} s wall, ` +
+          `${result.cpuMs !== undefined ? `${(result.cpuMs / 1000).toFixed(1)} s CPU, ` : ''}exit ${result.exitCode}: ${result.summary}`,
+      );
+    }
+  };
+  await timeAll('');
+  if (options.installed === false) return results;
+  const root = mkdtempSync(join(tmpdir(), 'hac-bench-package-'));
+  try {
+    const installed = await installPackage(root);
+    options.log(`  installed package: npm pack ${(installed.packMs / 1000).toFixed(1)} s, npm install ${(installed.installMs / 1000).toFixed(1)} s`);
+    await timeAll(' (installed)', { cli: join(installed.app, 'node_modules', 'http-api-conformance', 'bin', 'http-api-conformance.js'), cwd: installed.app });
+  } catch (error) {
+    options.log(`  installed package: not timed (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
   }
   return results;
 }

@@ -16,14 +16,13 @@ import { parse as parseYaml } from 'yaml';
 import { start as startWidgets } from '../../fixtures/widgets-api/server.ts';
 import { readResults as readResultsFile } from '../../spec/results.ts';
 import type { RunResults } from '../../spec/results.ts';
+import { installPackage, NPM_ENV } from './support/installed-package.ts';
+import type { PackedFiles } from './support/installed-package.ts';
 import { PACKAGE_ROOT, runProcess, tempOut } from './support/subprocess.ts';
 import type { Finished } from './support/subprocess.ts';
 
 test.describe.configure({ mode: 'serial' });
 
-const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-// The npm cache answers what it holds without asking the registry again (keeps the install to seconds).
-const NPM_ENV = { npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
 const REFERENCE_TOKENS = [
   '--token', 'dev-token-alice', '--token', 'dev-token-bob', '--limited-token', 'dev-token-reader', '--rate-limit-token', 'dev-token-limited',
   '--rate-limit-token', 'dev-token-limited-2', '--rate-limit-token', 'dev-token-limited-3',
@@ -31,8 +30,7 @@ const REFERENCE_TOKENS = [
 
 let root = '';
 let app = '';
-let tarball = '';
-let packed: { filename: string; files: { path: string }[]; entryCount: number; unpackedSize: number } | undefined;
+let packed: PackedFiles | undefined;
 const timings: Record<string, number> = {};
 const servers: ChildProcess[] = [];
 
@@ -97,22 +95,10 @@ function failures(results: RunResults | undefined): string[] {
 test.beforeAll(async () => {
   test.setTimeout(300_000);
   root = tempOut('package');
-  app = join(root, 'app');
-  mkdirSync(app);
-  // `npm pack` runs the prepack script: the build into dist/.
-  const pack = await runProcess(NPM, ['pack', '--json', '--pack-destination', root], { cwd: PACKAGE_ROOT, env: NPM_ENV, killAfterMs: 180_000 });
-  expect(pack.code, explain(pack)).toBe(0);
-  timings.packMs = pack.elapsedMs;
-  const list = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as NonNullable<typeof packed>[];
-  packed = list[0];
-  tarball = join(root, packed?.filename ?? '');
-  writeFileSync(
-    join(app, 'package.json'),
-    `${JSON.stringify({ name: 'my-api', private: true, scripts: { 'start:test': 'http-api-conformance serve --port 3100' } }, null, 2)}\n`,
-  );
-  const install = await runProcess(NPM, ['install', tarball], { cwd: app, env: NPM_ENV, killAfterMs: 180_000 });
-  expect(install.code, explain(install)).toBe(0);
-  timings.installMs = install.elapsedMs;
+  const installed = await installPackage(root, { name: 'my-api', private: true, scripts: { 'start:test': 'http-api-conformance serve --port 3100' } });
+  ({ app, packed } = installed);
+  timings.packMs = installed.packMs;
+  timings.installMs = installed.installMs;
 });
 
 test.afterAll(async () => {
