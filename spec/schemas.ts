@@ -1,14 +1,26 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { packagePath } from './package-files.ts';
 import { join } from 'node:path';
-import Ajv2020Module from 'ajv/dist/2020.js';
+import type Ajv2020Module from 'ajv/dist/2020.js';
 import type { AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { KeywordDefinition, SchemaValidateFunction } from 'ajv/dist/types/index.js';
-import addFormatsModule from 'ajv-formats';
+import type addFormatsModule from 'ajv-formats';
 
-// ajv and ajv-formats are CommonJS; their default export sits on `.default` under NodeNext.
-const Ajv2020 = Ajv2020Module.default;
-const addFormats = addFormatsModule.default;
+type Ajv2020 = InstanceType<typeof Ajv2020Module.default>;
+
+/**
+ * ajv and ajv-formats, loaded when the first validator is built, not when this module is: most
+ * processes that import it never validate (a suite worker that runs only rate-limit checks, the
+ * suite's runner listing the checks), and loading the two packages costs about 35 ms of CPU, in the
+ * start-up of every such process. They are CommonJS, so `require` loads them synchronously.
+ */
+function loadAjv(): { Ajv2020: typeof Ajv2020Module.default; addFormats: typeof addFormatsModule.default } {
+  const require = createRequire(import.meta.url);
+  const ajv = require('ajv/dist/2020.js') as typeof Ajv2020Module;
+  const formats = require('ajv-formats') as typeof addFormatsModule;
+  return { Ajv2020: ajv.default, addFormats: formats.default };
+}
 
 /** Base of every schema `$id`: `<base><name>.schema.json`. */
 export const SCHEMA_ID_BASE = 'https://http-api-conformance.dev/schemas/';
@@ -95,9 +107,10 @@ export function createSchemaValidator() {
     }
     ids[name] = expected;
   }
-  let built: InstanceType<typeof Ajv2020> | undefined;
-  function ajv(): InstanceType<typeof Ajv2020> {
+  let built: Ajv2020 | undefined;
+  function ajv(): Ajv2020 {
     if (built === undefined) {
+      const { Ajv2020, addFormats } = loadAjv();
       // The schemas are not checked against the 2020-12 meta-schema here: that check compiles the
       // meta-schema (about 50 ms of CPU in every process that validates: each suite worker, the server)
       // and the files do not change at run time. spec/tests/schemas.spec.ts checks every file against it.

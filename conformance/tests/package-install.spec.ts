@@ -136,7 +136,8 @@ test('dependencies are exactly the packages the installed JavaScript imports', a
   const imported = new Set<string>();
   for (const file of packed?.files.map((f) => f.path).filter((p) => p.endsWith('.js')) ?? []) {
     const text = readFileSync(join(installed, file), 'utf8');
-    for (const [, specifier] of text.matchAll(/(?:from|import\()\s*["']([^"'.][^"']*)["']/g)) {
+    // Static imports, dynamic imports, and what a module loads only when needed through createRequire (spec/schemas.ts: ajv).
+    for (const [, specifier] of text.matchAll(/(?:from|import\(|require\()\s*["']([^"'.][^"']*)["']/g)) {
       // bin loads tsx only when the TypeScript sources are beside it (the repository), never installed.
       if (specifier === undefined || specifier.startsWith('node:') || (file.startsWith('bin/') && specifier.startsWith('tsx/'))) continue;
       const parts = specifier.split('/');
