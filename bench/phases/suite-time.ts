@@ -118,7 +118,7 @@ export async function suiteTimePhase(options: SuiteOptions): Promise<SuiteTimeRe
   try {
     const installed = await installPackage(root);
     options.log(`  installed package: npm pack ${(installed.packMs / 1000).toFixed(1)} s, npm install ${(installed.installMs / 1000).toFixed(1)} s`);
-    await timeAll(' (installed)', { cli: join(installed.app, 'node_modules', 'http-api-conformance', 'bin', 'http-api-conformance.js'), cwd: installed.app });
+    await timeAll(' (installed)', { cli: installed.cli, cwd: installed.app });
   } catch (error) {
     options.log(`  installed package: not timed (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
   } finally {

@@ -24,11 +24,9 @@ export interface PackedFiles {
 export interface InstalledPackage {
   /** The project folder the package is installed into (`<root>/app`). */
   app: string;
-  /** The tarball `npm pack` wrote into `root`. */
-  tarball: string;
   packed: PackedFiles;
-  /** The installed command: `<app>/node_modules/.bin/http-api-conformance`. */
-  bin: string;
+  /** The installed command's script, for `node <cli>`: `<app>/node_modules/http-api-conformance/bin/http-api-conformance.js`. */
+  cli: string;
   packMs: number;
   installMs: number;
 }
@@ -49,9 +47,9 @@ export async function installPackage(root: string, appPackage: Record<string, un
   if (pack.code !== 0) throw new InstallFailed('npm pack', pack);
   const [packed] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as PackedFiles[];
   if (!packed) throw new InstallFailed('npm pack (no tarball listed)', pack);
-  const tarball = join(root, packed.filename);
   writeFileSync(join(app, 'package.json'), `${JSON.stringify(appPackage, null, 2)}\n`);
-  const install = await runProcess(NPM, ['install', tarball], { cwd: app, env: NPM_ENV, killAfterMs: 180_000 });
+  const install = await runProcess(NPM, ['install', join(root, packed.filename)], { cwd: app, env: NPM_ENV, killAfterMs: 180_000 });
   if (install.code !== 0) throw new InstallFailed('npm install <tarball>', install);
-  return { app, tarball, packed, bin: join(app, 'node_modules', '.bin', 'http-api-conformance'), packMs: pack.elapsedMs, installMs: install.elapsedMs };
+  const cli = join(app, 'node_modules', 'http-api-conformance', 'bin', 'http-api-conformance.js');
+  return { app, packed, cli, packMs: pack.elapsedMs, installMs: install.elapsedMs };
 }
