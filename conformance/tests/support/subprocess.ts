@@ -4,7 +4,7 @@
  * measured wall time.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,9 +20,23 @@ export interface Finished {
   elapsedMs: number;
 }
 
-/** A fresh output directory under the system temp dir. */
+/** The output directories tempOut made in this process, removed when it exits. */
+const madeDirs: string[] = [];
+
+/**
+ * A fresh output directory under the system temp dir, removed with everything in it when this process
+ * (the test worker) exits: a test reads what a run wrote while it runs, and its failure messages carry
+ * what a reader needs, so nothing is left behind in the temp dir run after run.
+ */
 export function tempOut(label: string): string {
-  return mkdtempSync(join(tmpdir(), `hac-${label}-`));
+  const dir = mkdtempSync(join(tmpdir(), `hac-${label}-`));
+  if (madeDirs.length === 0) {
+    process.once('exit', () => {
+      for (const made of madeDirs) rmSync(made, { recursive: true, force: true });
+    });
+  }
+  madeDirs.push(dir);
+  return dir;
 }
 
 /** Runs `node <args>` in the package root; kills its process group after `killAfterMs` (the result then has code null). */
