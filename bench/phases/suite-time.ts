@@ -2,8 +2,8 @@
  * Phase 5: wall time of the full conformance run and of the smoke subset (`--grep @smoke`)
  * against the embedded reference server, each a spawned CLI process: first the repository's command
  * (`node bin/http-api-conformance.js`, TypeScript sources), then the package as a user installs it
- * (`npm pack`, `npm install <tarball>` into a temporary project: compiled JavaScript, run with
- * `npx http-api-conformance`'s binary). The two differ in start-up: Playwright loads the repository's
+ * (`npm pack`, `npm install <tarball>` into a temporary project: compiled JavaScript, its bin script,
+ * which `npx http-api-conformance` runs). The two differ in start-up: Playwright loads the repository's
  * suite through its TypeScript loader, the installed suite as plain JavaScript.
  */
 import { spawn } from 'node:child_process';
