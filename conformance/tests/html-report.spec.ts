@@ -4,8 +4,7 @@
  * verdict reads FAIL, the failed requirement shows the failing request as a curl line with the
  * response received, skipped requirements show their reasons, and the outcome and area filters work.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, expect, test } from '@playwright/test';
@@ -14,6 +13,7 @@ import { checkVariant } from '../../fixtures/broken/check.ts';
 import { VARIANTS } from '../../fixtures/broken/index.ts';
 import { readResults } from '../../spec/results.ts';
 import type { RunResults } from '../../spec/results.ts';
+import { tempOut } from './support/subprocess.ts';
 
 /** Debian's package; HAC_CHROMIUM names another binary (or a missing one, to see the skip). */
 const CHROMIUM = process.env.HAC_CHROMIUM ?? '/usr/bin/chromium';
@@ -35,7 +35,7 @@ const consoleErrors: string[] = [];
 test.beforeAll(async () => {
   const variant = VARIANTS.find((v) => v.name === VARIANT);
   if (!variant) throw new Error(`no broken variant named ${VARIANT}`);
-  const outRoot = mkdtempSync(join(tmpdir(), 'hac-html-report-'));
+  const outRoot = tempOut('html-report');
   const outcome = await checkVariant(variant, { outRoot, workers: 1 });
   expect(outcome.error, 'the run against the variant is usable').toBeUndefined();
   const runDir = join(outcome.outDir, 'run');
