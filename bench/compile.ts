@@ -24,7 +24,6 @@ const RUNS_DIR = join(PACKAGE_ROOT, 'node_modules', '.cache', 'hac-bench');
 /** Where this run's compiled servers live. */
 export const COMPILED_DIR = join(RUNS_DIR, String(process.pid));
 
-
 /** The repository path of a file, for a path into the compiled tree (profile frames name their source). */
 export function sourcePathOf(path: string): string {
   return path.startsWith(`${COMPILED_DIR}/`) ? join(PACKAGE_ROOT, path.slice(COMPILED_DIR.length + 1)) : path;

@@ -160,8 +160,8 @@ export async function runCommand(args: string[]): Promise<number> {
   const profilePath = join(options.out, 'profile.json');
   rmSync(profilePath, { force: true });
   // Neither --workers nor HAC_WORKERS: 3 workers for a target on this machine, 6 for one elsewhere (cli/workers.ts).
-  const remoteUrls = useEmbedded || !Array.isArray(profile.baseUrls) ? [] : profile.baseUrls.filter((url): url is string => typeof url === 'string');
-  const workers = options.workers ?? (process.env.HAC_WORKERS === undefined ? defaultWorkers(remoteUrls) : undefined);
+  const targetUrls = useEmbedded || !Array.isArray(profile.baseUrls) ? [] : profile.baseUrls.filter((url): url is string => typeof url === 'string');
+  const workers = options.workers ?? (process.env.HAC_WORKERS === undefined ? defaultWorkers(targetUrls) : undefined);
   const suiteRun = (outDir: string): SuiteRun => ({
     profilePath,
     profileSource,
