@@ -149,7 +149,9 @@ export async function runCommand(args: string[]): Promise<number> {
   if (options.maxResponseBytes !== undefined) process.env.HAC_MAX_RESPONSE_BYTES = String(options.maxResponseBytes);
   const deadline = runDeadline(options.deadlineSeconds * 1000);
   const suiteBudgetMs = options.deadlineSeconds * 1000 - REPORT_MARGIN_MS;
-  if (suiteBudgetMs < runEnvironment().globalTimeoutMs) process.env.HAC_GLOBAL_TIMEOUT = String(Math.max(1000, suiteBudgetMs));
+  // The suite's own global timeout ends it in time to report when the deadline is the shorter bound.
+  const suiteCutByDeadline = suiteBudgetMs < runEnvironment().globalTimeoutMs;
+  if (suiteCutByDeadline) process.env.HAC_GLOBAL_TIMEOUT = String(Math.max(1000, suiteBudgetMs));
   mkdirSync(options.out, { recursive: true });
   const resultsFile = join(options.out, 'results.json');
   rmSync(resultsFile, { force: true });
@@ -306,6 +308,14 @@ export async function runCommand(args: string[]): Promise<number> {
       await writeReportFiles(options.out, results);
     }
     if (!results) return await unfinishedRun('the suite wrote no results.json: the run did not finish', target);
+    // D-BOUNDED-RUN: a suite cut short by its global timeout (the run deadline's share) says so by name.
+    if (suiteCutByDeadline && !results.complete && (results.errors ?? []).some((e) => e.includes('ended early: timedout'))) {
+      const message = `the run deadline of ${seconds(options.deadlineSeconds * 1000)} (--deadline) passed during the suite: the run is incomplete`;
+      results.errors = [...(results.errors ?? []), message];
+      console.error(`http-api-conformance run: ${message}`);
+      writeResults(options.out, results);
+      await writeReportFiles(options.out, results);
+    }
     if (warnings.length > 0) {
       results.warnings = [...(results.warnings ?? []), ...warnings];
       writeResults(options.out, results);

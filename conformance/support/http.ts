@@ -177,9 +177,10 @@ function sendOnce(baseUrl: string, method: string, path: string, options: Reques
     let response: http.IncomingMessage | undefined;
     // Called only once the executor has run (a timer), so `fail` below is defined by then.
     const deadline = setTimeout(() => {
-      const got =
-        flight.headersAt === undefined ? 'no headers' : `headers after ${seconds(flight.headersAt - started)}, then ${flight.bytes} bytes of the body`;
-      fail(`the exchange did not finish within ${seconds(deadlineMs)} (${got})`);
+      const now = performance.now();
+      if (flight.headersAt === undefined) fail(`no answer within ${seconds(deadlineMs)}`);
+      else if (flight.bytes === 0) fail(`the server sent headers, then nothing for ${seconds(now - flight.headersAt)}`);
+      else fail(`the body did not finish within ${seconds(deadlineMs)} (${flight.bytes} bytes came, the headers after ${seconds(flight.headersAt - started)})`);
     }, deadlineMs);
     const settle = (): boolean => {
       if (settled) return false;
