@@ -53,7 +53,15 @@ export interface RunEnvironment {
   caFile?: string;
   /** HAC_INSECURE=1 (`--insecure`): TLS verification off, reported as a warning of the run. */
   insecure: boolean;
+  /** HAC_MAX_RESPONSE_BYTES (`--max-response-bytes`): a response body past this many bytes is dropped (D-BOUNDED-RUN), default 8 MiB. */
+  maxResponseBytes: number;
+  /** HAC_REQUEST_DEADLINE (ms): the longest one exchange (head and body) may take (D-BOUNDED-RUN), default 30 s. */
+  requestDeadlineMs: number;
 }
+
+/** Defaults of the per-request bounds (D-BOUNDED-RUN). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_REQUEST_DEADLINE_MS = 30_000;
 
 function positiveInteger(text: string | undefined): number | undefined {
   const value = Number(text);
@@ -85,6 +93,8 @@ export function runEnvironment(env: NodeJS.ProcessEnv = process.env): RunEnviron
     ...(env.HAC_RATE_LIMIT_ALGORITHM ? { rateLimitAlgorithm: env.HAC_RATE_LIMIT_ALGORITHM } : {}),
     ...(env.HAC_CA_FILE ? { caFile: env.HAC_CA_FILE } : {}),
     insecure: env.HAC_INSECURE === '1',
+    maxResponseBytes: positiveInteger(env.HAC_MAX_RESPONSE_BYTES) ?? DEFAULT_MAX_RESPONSE_BYTES,
+    requestDeadlineMs: positiveInteger(env.HAC_REQUEST_DEADLINE) ?? DEFAULT_REQUEST_DEADLINE_MS,
   };
 }
 

@@ -23,8 +23,15 @@ export interface RunOptions {
   insecure: boolean;
   /** Runs of the suite against the same target (`--repeat N`, default 1): the flake hunter (conformance/cli/repeat.ts). */
   repeat: number;
+  /** `--deadline SECONDS`: the whole run (probe, feature check, suite, report) ends by then (D-BOUNDED-RUN), default 20 minutes. */
+  deadlineSeconds: number;
+  /** `--max-response-bytes N`: a response body past N bytes is dropped (D-BOUNDED-RUN; default HAC_MAX_RESPONSE_BYTES, else 8 MiB). */
+  maxResponseBytes?: number;
   help: boolean;
 }
+
+/** The run deadline without --deadline: above the suite's own global timeout (10 minutes) with room for the rest. */
+export const DEFAULT_DEADLINE_SECONDS = 20 * 60;
 
 export const RUN_USAGE = `usage: http-api-conformance run [options]
 
@@ -48,11 +55,16 @@ options:
   --insecure          do not verify TLS certificates at all (a loud warning in the console and in results.json)
   --repeat N          run the suite N times (1-100) against the same target; results.json gets every run's
                       outcome per requirement and the console lists the requirements the runs disagreed on
+  --deadline SECONDS  the whole run ends by then (default 1200): a target that stalls or drips its answers
+                      ends the run with exit 2 before the suite, else exit 1 with an incomplete run
+  --max-response-bytes N
+                      a response body past N bytes is dropped and the socket closed (default 8388608)
   -h, --help          print this message
 
 environment: HAC_REDIS_URL (embedded server: two instances on this Redis when it answers),
 HAC_EMBEDDED=memory (one embedded instance on the memory store), HAC_RATE_LIMIT_ALGORITHM=leaky-bucket
-(the embedded server's documented alternative algorithm), HAC_WORKERS, HAC_GLOBAL_TIMEOUT (ms), HAC_RUNS.
+(the embedded server's documented alternative algorithm), HAC_WORKERS, HAC_GLOBAL_TIMEOUT (ms), HAC_RUNS,
+HAC_MAX_RESPONSE_BYTES, HAC_REQUEST_DEADLINE (ms for one whole exchange, default 30000).
 
 exit codes: 0 every MUST passed (and every SHOULD with --strict), 1 a requirement failed or the run
 did not finish, 2 unusable options or profile, or an unreachable target.`;
@@ -72,6 +84,8 @@ export function parseRunOptions(args: string[], cwd: string = process.cwd()): Ru
     ca: { type: 'string' },
     insecure: { type: 'boolean', default: false },
     repeat: { type: 'string' },
+    deadline: { type: 'string' },
+    'max-response-bytes': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   });
   const reporter = oneOf('--reporter', values.reporter, REPORTERS);
@@ -79,6 +93,8 @@ export function parseRunOptions(args: string[], cwd: string = process.cwd()): Ru
   if (values.grep !== undefined && values.grep.trim() === '') throw new UsageError('--grep needs an ID or a tag');
   const workers = wholeNumber('--workers', values.workers, 1, 64);
   const repeat = wholeNumber('--repeat', values.repeat, 1, 100) ?? 1;
+  const deadlineSeconds = wholeNumber('--deadline', values.deadline, 5, 24 * 3600) ?? DEFAULT_DEADLINE_SECONDS;
+  const maxResponseBytes = wholeNumber('--max-response-bytes', values['max-response-bytes'], 1024, 1024 * 1024 * 1024);
   return {
     targets,
     ...(values.profile !== undefined ? { profile: resolve(cwd, values.profile) } : {}),
@@ -90,6 +106,8 @@ export function parseRunOptions(args: string[], cwd: string = process.cwd()): Ru
     ...(values.ca !== undefined ? { ca: resolve(cwd, values.ca) } : {}),
     insecure: values.insecure,
     repeat,
+    deadlineSeconds,
+    ...(maxResponseBytes !== undefined ? { maxResponseBytes } : {}),
     help: values.help,
   };
 }

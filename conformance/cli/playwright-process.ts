@@ -47,6 +47,9 @@ function playwrightCli(): string {
   return join(dirname(require.resolve('@playwright/test/package.json')), 'cli.js');
 }
 
+/** How long a stopped suite process may take to end (its reporter writing results.json) before it is killed. */
+const STOP_GRACE_MS = 10_000;
+
 /** A started suite process. */
 export interface SuiteProcess {
   /** Resolves with its exit code (the CLI does not use it for the verdict). */
@@ -105,7 +108,10 @@ export function startSuite(run: SuiteRun): SuiteProcess {
     exited,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      // D-BOUNDED-RUN: a suite that does not end on SIGTERM within STOP_GRACE_MS is killed.
+      const kill = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
       await exited;
+      clearTimeout(kill);
     },
   };
 }

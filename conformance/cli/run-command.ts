@@ -13,7 +13,7 @@ import type * as ReportFiles from '../report/report-files.ts';
 import { formatSummary } from '../report/summary-table.ts';
 import { grepPattern, parseRunOptions, RUN_USAGE, UsageError } from './options.ts';
 import type { RunOptions } from './options.ts';
-import { runSuite, startSuite } from './playwright-process.ts';
+import { startSuite } from './playwright-process.ts';
 import type { SuiteProcess, SuiteRun } from './playwright-process.ts';
 import { writeWhole } from './profile-handoff.ts';
 import { probeTargets } from './probe.ts';
@@ -81,6 +81,55 @@ function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
+/** The run deadline passed (D-BOUNDED-RUN) while `phase` was running; the message names the phase and what did not finish. */
+class DeadlinePassed extends Error {
+  override readonly name = 'DeadlinePassed';
+  constructor(
+    readonly phase: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Phases before the suite: the target has given no usable answer yet when one of them runs out of time. */
+const BEFORE_SUITE = new Set(['embedded server start', 'probe', 'feature check']);
+
+/** Room left after the suite's own global timeout for stopping it and writing the report. */
+const REPORT_MARGIN_MS = 15_000;
+
+/**
+ * D-BOUNDED-RUN: one deadline over every phase of the run. `within(phase, work)` resolves with `work`
+ * or rejects with DeadlinePassed naming the phase and the requests of this process that had not finished.
+ */
+function runDeadline(deadlineMs: number): { within<T>(phase: string, work: Promise<T>): Promise<T>; clear(): void } {
+  let phase = 'start';
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      void import('../support/http.ts').then(({ unfinishedRequests }) => {
+        const unfinished = unfinishedRequests();
+        const what =
+          unfinished.length > 0
+            ? `; unfinished: ${unfinished.join('; ')}`
+            : phase === 'suite'
+              ? '; the suite did not end (its tests name their unfinished requests in results.json)'
+              : '';
+        reject(new DeadlinePassed(phase, `the run deadline of ${seconds(deadlineMs)} (--deadline) passed during the ${phase}${what}`));
+      });
+    }, deadlineMs);
+    timer.unref();
+  });
+  expired.catch(() => undefined);
+  return {
+    within: <T>(name: string, work: Promise<T>): Promise<T> => {
+      phase = name;
+      return Promise.race([work, expired]);
+    },
+    clear: () => clearTimeout(timer),
+  };
+}
+
 /** Runs the `run` sub-command with `args` and resolves with the process exit code. */
 export async function runCommand(args: string[]): Promise<number> {
   const started = new Date();
@@ -96,11 +145,30 @@ export async function runCommand(args: string[]): Promise<number> {
     console.log(RUN_USAGE);
     return 0;
   }
+  // D-BOUNDED-RUN: the run's bounds, in this process's environment so the suite's workers inherit them.
+  if (options.maxResponseBytes !== undefined) process.env.HAC_MAX_RESPONSE_BYTES = String(options.maxResponseBytes);
+  const deadline = runDeadline(options.deadlineSeconds * 1000);
+  const suiteBudgetMs = options.deadlineSeconds * 1000 - REPORT_MARGIN_MS;
+  // The suite's own global timeout ends it in time to report when the deadline is the shorter bound.
+  const suiteCutByDeadline = suiteBudgetMs < runEnvironment().globalTimeoutMs;
+  if (suiteCutByDeadline) process.env.HAC_GLOBAL_TIMEOUT = String(Math.max(1000, suiteBudgetMs));
   mkdirSync(options.out, { recursive: true });
   const resultsFile = join(options.out, 'results.json');
   rmSync(resultsFile, { force: true });
   // The suite process, once started (below): a run that cannot go on stops it before reporting why.
   const running: { suite?: SuiteProcess } = {};
+  /** An incomplete run (exit 1): the suite's results.json when it wrote one, marked incomplete, else one naming `message`. */
+  const unfinishedRun = async (message: string, target: Record<string, unknown>): Promise<number> => {
+    console.error(`http-api-conformance run: ${message}`);
+    const reported = reportedResults(resultsFile);
+    const results: RunResults = reported
+      ? { ...reported, complete: false, exitCode: 1, errors: [...(reported.errors ?? []), message] }
+      : createResults({ kind: 'server', target, startedAt: started, strict: options.strict, complete: false, requirements: [], errors: [message] });
+    writeResults(options.out, results);
+    await writeReportFiles(options.out, results);
+    console.error(`results: ${resultsFile} (incomplete, exit 1)`);
+    return 1;
+  };
   const fail = async (message: string, target: Record<string, unknown> = {}): Promise<number> => {
     await running.suite?.stop();
     console.error(`http-api-conformance run: ${message}`);
@@ -181,7 +249,7 @@ export async function runCommand(args: string[]): Promise<number> {
     if (useEmbedded) {
       console.log('no --target: starting the embedded reference server');
       try {
-        embedded = await startEmbedded();
+        embedded = await deadline.within('embedded server start', startEmbedded());
       } catch (error) {
         return fail(`cannot start the embedded reference server: ${(error as Error).message}`);
       }
@@ -199,7 +267,7 @@ export async function runCommand(args: string[]): Promise<number> {
 
     // The embedded server is listening once started, here in this process: only another target is probed.
     const probePath = valid.collections[0]?.path ?? '/';
-    const probes = embedded ? [] : await probeTargets(baseUrls, probePath, 5000);
+    const probes = embedded ? [] : await deadline.within('probe', probeTargets(baseUrls, probePath, 5000));
     const down = probes.filter((p) => !p.ok);
     if (down.length > 0) {
       return fail(`target unreachable:\n${down.map((p) => `  ${p.url}: ${p.problem}`).join('\n')}`, target);
@@ -212,7 +280,7 @@ export async function runCommand(args: string[]): Promise<number> {
     // The embedded server with its own profile is configured from that profile: nothing to verify.
     if (!embedded || options.profile !== undefined) {
       const { formatFeatureProblems, verifyFeatures } = await import('./verify-features.ts');
-      const missing = await verifyFeatures(valid);
+      const missing = await deadline.within('feature check', verifyFeatures(valid));
       if (missing.length > 0) return fail(formatFeatureProblems(missing), target);
     }
 
@@ -224,9 +292,10 @@ export async function runCommand(args: string[]): Promise<number> {
       if (index === 1) {
         writeWhole(profilePath, `${JSON.stringify(resolved, null, 2)}\n`);
         if (options.repeat > 1 || warnings.length > 0) void reportFiles().catch(() => undefined);
-        await suite.exited;
+        await deadline.within('suite', suite.exited);
       } else {
-        await runSuite(suiteRun(outDir));
+        running.suite = startSuite(suiteRun(outDir));
+        await deadline.within('suite', running.suite.exited);
       }
       runs.push(reportedResults(join(outDir, 'results.json')));
     }
@@ -238,20 +307,14 @@ export async function runCommand(args: string[]): Promise<number> {
       writeResults(options.out, results);
       await writeReportFiles(options.out, results);
     }
-    if (!results) {
-      console.error('http-api-conformance run: the suite wrote no results.json: the run did not finish');
-      const unfinished = createResults({
-        kind: 'server',
-        target,
-        startedAt: started,
-        strict: options.strict,
-        complete: false,
-        requirements: [],
-        errors: ['the suite wrote no results'],
-      });
-      writeResults(options.out, unfinished);
-      await writeReportFiles(options.out, unfinished);
-      return 1;
+    if (!results) return await unfinishedRun('the suite wrote no results.json: the run did not finish', target);
+    // D-BOUNDED-RUN: a suite cut short by its global timeout (the run deadline's share) says so by name.
+    if (suiteCutByDeadline && !results.complete && (results.errors ?? []).some((e) => e.includes('ended early: timedout'))) {
+      const message = `the run deadline of ${seconds(options.deadlineSeconds * 1000)} (--deadline) passed during the suite: the run is incomplete`;
+      results.errors = [...(results.errors ?? []), message];
+      console.error(`http-api-conformance run: ${message}`);
+      writeResults(options.out, results);
+      await writeReportFiles(options.out, results);
     }
     if (warnings.length > 0) {
       results.warnings = [...(results.warnings ?? []), ...warnings];
@@ -268,7 +331,15 @@ export async function runCommand(args: string[]): Promise<number> {
     for (const warning of warnings) console.warn(`WARNING: ${warning}`);
     console.log(`duration: suite ${seconds(suiteMs)}, total ${seconds(Date.now() - started.getTime())}`);
     return results.exitCode;
+  } catch (error) {
+    if (!(error instanceof DeadlinePassed)) throw error;
+    // Before the suite the target gave no usable answer: exit 2; during it, an incomplete run: exit 1.
+    if (BEFORE_SUITE.has(error.phase)) return await fail(error.message, { baseUrls: profile.baseUrls });
+    await running.suite?.stop();
+    return await unfinishedRun(error.message, { baseUrls: profile.baseUrls });
   } finally {
+    deadline.clear();
+    await running.suite?.stop();
     await suite.stop();
     await embedded?.close();
   }

@@ -7,7 +7,7 @@
  * on the profile: a target that admits a made-up token gets no word on its tokens here, and the
  * suite runs, so the authentication MUSTs fail it (exit 1).
  */
-import { send } from '../support/http.ts';
+import { send, TransportError } from '../support/http.ts';
 import type { HttpResponse } from '../support/http.ts';
 import { fillTemplate } from '../support/template.ts';
 import type { TargetProfile } from '../target/profile.ts';
@@ -18,6 +18,12 @@ export interface FeatureProblem {
   /** What the target did instead. */
   problem: string;
   fix: string;
+  /**
+   * True when the check's request got no usable answer (no answer, a stall, a body too large or
+   * endless, not HTTP): the server's fault, not the profile's (D-BOUNDED-RUN); `problem` then names
+   * the request and what the server did.
+   */
+  transport?: boolean;
 }
 
 /** The slow window the profile schema promises (target-profile.schema.json `slowValue`: at least 300 ms). */
@@ -138,18 +144,32 @@ export async function verifyFeatures(profile: TargetProfile): Promise<FeaturePro
   const base = profile.baseUrls[0];
   if (base === undefined) return [];
   const guarded = (check: (p: TargetProfile, b: string) => Promise<FeatureProblem[]>, field: string) =>
-    check(profile, base).catch((error: unknown): FeatureProblem[] => [
-      { field, problem: `could not be verified: ${(error as Error).message.split('\n')[0] ?? ''}`, fix: 'make sure the target answers, then run again' },
-    ]);
+    check(profile, base).catch((error: unknown): FeatureProblem[] => {
+      const message = (error as Error).message.split('\n')[0] ?? '';
+      if (error instanceof TransportError) {
+        return [{ field, problem: message, fix: 'make the target answer this request whole and in time, then run again', transport: true }];
+      }
+      return [{ field, problem: `could not be verified: ${message}`, fix: 'make sure the target answers, then run again' }];
+    });
   const [fault, tokens] = await Promise.all([guarded(checkFaultInjection, 'features.faultInjection'), guarded(checkRateLimitTokens, 'tokens')]);
   const slow = fault.length === 0 ? await guarded(checkSlowValue, 'features.faultInjection.slowValue') : [];
   return [...fault, ...slow, ...tokens];
 }
 
-/** The message the CLI prints once: one block per problem. */
+/**
+ * The message the CLI prints once: the requests the target did not answer usably first (its fault,
+ * one line per distinct failure), then one block per feature it does not provide.
+ */
 export function formatFeatureProblems(problems: readonly FeatureProblem[]): string {
+  const transport = [...new Set(problems.filter((p) => p.transport).map((p) => p.problem))];
+  const declared = problems.filter((p) => !p.transport);
   return [
-    'the profile declares features the target does not provide:',
-    ...problems.map((p) => `  ${p.field}: ${p.problem}\n    fix: ${p.fix}`),
+    ...(transport.length > 0
+      ? ['the target gave no usable answer to the feature check (a fault of the server, not of the profile):', ...transport.map((line) => `  ${line}`)]
+      : []),
+    ...(declared.length > 0
+      ? ['the profile declares features the target does not provide:', ...declared.map((p) => `  ${p.field}: ${p.problem}\n    fix: ${p.fix}`)]
+      : []),
   ].join('\n');
 }
+

@@ -15,18 +15,32 @@ interface Noted {
 
 /** The most recent exchanges of the test, oldest first (bounded: rate-limit and property tests send hundreds). */
 const KEPT = 300;
+/** D-BOUNDED-RUN: and at most this many body bytes (requests and responses), the latest exchange always kept. */
+const KEPT_BYTES = 16 * 1024 * 1024;
 let noted: Noted[] = [];
+
+function bodyBytes(n: Noted): number {
+  return (n.request.body?.length ?? 0) + (n.response?.text.length ?? 0);
+}
+
+/** Drops the oldest exchanges past KEPT entries or KEPT_BYTES. */
+function bound(): void {
+  if (noted.length > KEPT) noted = noted.slice(-KEPT);
+  let total = noted.reduce((sum, n) => sum + bodyBytes(n), 0);
+  while (total > KEPT_BYTES && noted.length > 1) total -= bodyBytes(noted.shift() as Noted);
+}
 
 /** Called by `send` when a request leaves. */
 export function noteSent(request: SentRequest): void {
   noted.push({ request });
-  if (noted.length > KEPT) noted = noted.slice(-KEPT);
+  bound();
 }
 
 /** Called by `send` when the response to `request` (or its transport error) came back; it becomes the latest. */
 export function noteAnswered(request: SentRequest, outcome: { response?: HttpResponse; error?: unknown }): void {
   noted = noted.filter((n) => n.request !== request);
   noted.push({ request, ...outcome });
+  bound();
 }
 
 /** Forgets every exchange (a test starts). */

@@ -8,6 +8,7 @@ import https from 'node:https';
 import { curlFor } from './curl.ts';
 import { tlsTrust } from './tls.ts';
 import { noteAnswered, noteSent } from './exchange-log.ts';
+import { runEnvironment } from '../run-environment.ts';
 
 export interface SentRequest {
   method: string;
@@ -42,6 +43,10 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** A connection pool to use (default: a fresh connection per request). */
   agent?: http.Agent;
+  /** The response-size limit of this request (default HAC_MAX_RESPONSE_BYTES, 8 MiB: D-BOUNDED-RUN). */
+  maxResponseBytes?: number;
+  /** The deadline of the whole exchange, head and body (default HAC_REQUEST_DEADLINE, 30 s: D-BOUNDED-RUN). */
+  deadlineMs?: number;
 }
 
 /** Thrown when the target does not answer; the message carries the curl line. */
@@ -51,6 +56,69 @@ export class TransportError extends Error {
 
 /** Socket errors that mean the target closed the connection (possibly after answering early). */
 const CLOSED = new Set(['EPIPE', 'ECONNRESET']);
+
+/**
+ * D-BOUNDED-RUN: JSON nested deeper than this is not parsed. JSON.parse itself copes, but the checks
+ * walk bodies recursively (schemas, links, stringify), and 100,000 levels overflow their stack.
+ */
+export const MAX_JSON_DEPTH = 256;
+
+let bounds: { maxResponseBytes: number; requestDeadlineMs: number } | undefined;
+/** The run's per-request bounds (run-environment.ts), read once per process. */
+function limits(): { maxResponseBytes: number; requestDeadlineMs: number } {
+  if (!bounds) {
+    const { maxResponseBytes, requestDeadlineMs } = runEnvironment();
+    bounds = { maxResponseBytes, requestDeadlineMs };
+  }
+  return bounds;
+}
+
+/** A request of this process that has not finished yet (named when the run deadline passes). */
+interface InFlight {
+  method: string;
+  url: string;
+  sentAt: number;
+  /** performance.now() when its headers arrived. */
+  headersAt?: number;
+  /** Body bytes received so far. */
+  bytes: number;
+}
+const inFlight = new Set<InFlight>();
+
+/** The requests of this process still waiting for an answer or reading one, as `METHOD URL (what came so far)`. */
+export function unfinishedRequests(now: number = performance.now()): string[] {
+  return [...inFlight].map((f) => {
+    const state = f.headersAt === undefined ? 'no headers yet' : `headers after ${seconds(f.headersAt - f.sentAt)}, ${f.bytes} bytes of the body`;
+    return `${f.method} ${f.url} (sent ${seconds(now - f.sentAt)} ago, ${state})`;
+  });
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;
+}
+
+/**
+ * True when `text` nests arrays and objects deeper than `limit` (strings skipped, escapes honoured).
+ * One pass over the characters; JSON-looking text only (the first non-blank character is `{` or `[`).
+ */
+export function jsonDepthOver(text: string, limit: number): boolean {
+  const first = /\S/.exec(text)?.[0];
+  if (first !== '{' && first !== '[') return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i += 1; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      depth += 1;
+      if (depth > limit) return true;
+    } else if (c === 125 || c === 93) depth -= 1;
+  }
+  return false;
+}
 
 /** The upload is written in chunks of this size, so an early answer is noticed between two writes. */
 const CHUNK_BYTES = 64 * 1024;
@@ -95,20 +163,73 @@ function sendOnce(baseUrl: string, method: string, path: string, options: Reques
   const transport = secure ? https : http;
   const tls = secure ? tlsTrust() : undefined;
   noteSent(request);
+  const maxBytes = options.maxResponseBytes ?? limits().maxResponseBytes;
+  const deadlineMs = options.deadlineMs ?? limits().requestDeadlineMs;
+  // D-BOUNDED-RUN: the idle timeout never outlasts the deadline of the whole exchange.
+  const idleMs = Math.min(timeoutMs, deadlineMs);
+  const flight: InFlight = { method, url: url.toString(), sentAt: started, bytes: 0 };
+  inFlight.add(flight);
   const answered = new Promise<HttpResponse>((resolve, reject) => {
     let responded = false;
     let uploaded = body === undefined;
     let flushedAt = body === undefined ? started : Number.NaN;
+    let settled = false;
+    let response: http.IncomingMessage | undefined;
+    // Called only once the executor has run (a timer), so `fail` below is defined by then.
+    const deadline = setTimeout(() => {
+      const now = performance.now();
+      if (flight.headersAt === undefined) fail(`no answer within ${seconds(deadlineMs)}`);
+      else if (flight.bytes === 0) fail(`the server sent headers, then nothing for ${seconds(now - flight.headersAt)}`);
+      else fail(`the body did not finish within ${seconds(deadlineMs)} (${flight.bytes} bytes came, the headers after ${seconds(flight.headersAt - started)})`);
+    }, deadlineMs);
+    const settle = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      clearTimeout(deadline);
+      inFlight.delete(flight);
+      return true;
+    };
+    /** Ends the exchange with the server's fault, naming the request; the socket is closed and what was read is dropped. */
+    const fail = (fault: string, type: new (message: string) => TransportError = TransportError): void => {
+      if (!settle()) return;
+      reject(new type(`${method} ${url.toString()}: ${fault}\n  ${curlFor(request)}`));
+      response?.destroy();
+      req.destroy();
+    };
     const agent = options.agent ?? (secure ? resumingAgent() : false);
     const req = transport.request(url, { method, headers, agent, ...(tls ?? {}) }, (res) => {
       responded = true;
+      response = res;
       const receivedAt = performance.now();
+      flight.headersAt = receivedAt;
+      const declared = Number(res.headers['content-length']);
+      if (Number.isFinite(declared) && declared > maxBytes) {
+        fail(`response larger than ${maxBytes} bytes (Content-Length: ${res.headers['content-length']}); the body was not read`);
+        return;
+      }
       const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', (error) => reject(new TransportError(`${error.message}\n  ${curlFor(request)}`)));
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        flight.bytes = size;
+        if (size > maxBytes) fail(`response larger than ${maxBytes} bytes; the body was dropped after ${size} bytes`);
+        else chunks.push(chunk);
+      });
+      res.on('error', (error) => fail(`${error.message} after ${size} bytes of the body`));
+      res.on('close', () => {
+        if (!res.complete) fail(`the server closed the connection after the headers and ${size} bytes of the body`);
+      });
       res.on('end', () => {
+        if (settled) return;
         const text = Buffer.concat(chunks).toString('utf8');
+        chunks.length = 0;
         if (!uploaded) req.destroy();
+        const depth = jsonDepthOver(text, MAX_JSON_DEPTH);
+        if (depth) {
+          fail(`the JSON body nests deeper than ${MAX_JSON_DEPTH} levels; it was not parsed`);
+          return;
+        }
+        settle();
         resolve({
           status: res.statusCode ?? 0,
           headers: flattenHeaders(res.headers),
@@ -122,18 +243,18 @@ function sendOnce(baseUrl: string, method: string, path: string, options: Reques
         });
       });
     });
-    req.setTimeout(timeoutMs, () => {
-      req.destroy(new TransportError(`no answer within ${timeoutMs} ms: ${method} ${url.toString()}\n  ${curlFor(request)}`));
+    req.setTimeout(idleMs, () => {
+      if (!responded) fail(`no answer within ${seconds(idleMs)}`);
+      else fail(`the server sent headers${flight.bytes > 0 ? ` and ${flight.bytes} bytes of the body` : ''}, then nothing for ${seconds(idleMs)}`);
     });
     req.on('error', (error: NodeJS.ErrnoException) => {
       // An early answer was read: the rest of the upload failing is expected, the response decides.
-      if (responded && CLOSED.has(error.code ?? '')) return;
-      if (error instanceof TransportError) return reject(error);
-      const message = `${error.message}: ${method} ${url.toString()}\n  ${curlFor(request)}`;
+      if (settled || (responded && CLOSED.has(error.code ?? ''))) return;
       // Reset before any answer: an unfinished upload, or a large one whose early answer the reset
       // discarded, cannot have been processed, so it is sent again.
       const unsent = (!uploaded || bytes > CHUNK_BYTES) && CLOSED.has(error.code ?? '');
-      reject(unsent ? new UploadInterrupted(`the connection closed before the body was sent and before any answer: ${message}`) : new TransportError(message));
+      if (unsent) fail(`the connection closed before the body was sent and before any answer: ${error.message}`, UploadInterrupted);
+      else fail(error.message);
     });
     req.on('finish', () => {
       uploaded = true;
