@@ -15,7 +15,8 @@ import { parseProfile, ProfileError, todoMarkers } from '../../conformance/targe
 import type { ProfileRequest, TargetProfile } from '../../conformance/target/profile.ts';
 import { askMissing, todo } from './answers.ts';
 import type { Answers } from './answers.ts';
-import { draftProfile } from './draft.ts';
+import { draftProfile, noCollectionReason } from './draft.ts';
+import { probeImplicitMethods } from './methods-probe.ts';
 import type { Draft } from './draft.ts';
 import { loadOpenApi, OpenApiError } from './openapi.ts';
 import { existingIds, smokeCheck } from './smoke.ts';
@@ -141,7 +142,10 @@ export async function initCommand(args: string[], io: { cwd?: string; interactiv
   }
   let draft: Draft;
   try {
-    draft = draftProfile(await loadOpenApi(options.openapi, cwd), options.openapi);
+    const doc = await loadOpenApi(options.openapi, cwd);
+    draft = draftProfile(doc, options.openapi);
+    // A profile without a collection is one `run` refuses: say what the document lacks instead of writing it.
+    if (draft.collections.length === 0) throw new OpenApiError(`${options.openapi}: ${noCollectionReason(doc)}`);
   } catch (error) {
     if (!(error instanceof OpenApiError)) throw error;
     console.error(`http-api-conformance init: ${error.message}`);
@@ -172,7 +176,13 @@ export async function initCommand(args: string[], io: { cwd?: string; interactiv
         `http-api-conformance init: ${options.targets[0]} is unreachable (${probe?.problem ?? 'no answer'}): the profile is written without the ` +
         `values learnt from the target`,
       );
-    else
+    else {
+      const finding = await probeImplicitMethods(options.targets[0] as string, draft.collections, answers.tokens[0]);
+      draft.notes = draft.notes.filter((n) => !n.startsWith('HEAD and OPTIONS:'));
+      draft.notes.push(finding);
+      profile.description = `${String(profile.description).replace(/ HEAD and OPTIONS:.*$/s, '')} ${finding}`;
+    }
+    if (reachable)
       for (const [name, id] of await existingIds(profile as unknown as TargetProfile)) {
         const collection = draft.collections.find((c) => c.name === name);
         if (collection) collection.existingIds = [id];

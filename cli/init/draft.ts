@@ -52,6 +52,94 @@ function methodsOf(item: PathItem): string[] {
   return HTTP_METHODS.filter((m) => item[m] !== undefined).map((m) => m.toUpperCase());
 }
 
+/** `methods` in the order the profile writes them (HTTP_METHODS). */
+export function methodOrder(methods: Iterable<string>): string[] {
+  const set = new Set([...methods].map((m) => m.toUpperCase()));
+  return HTTP_METHODS.map((m) => m.toUpperCase()).filter((m) => set.has(m));
+}
+
+/**
+ * The methods of a path with HEAD (where GET is) and OPTIONS added when the document leaves them out
+ * (D-METHODS-IMPLICIT): RFC 9110 §9.1 requires HEAD wherever GET is, and most frameworks answer
+ * OPTIONS on every route, so a document that lists neither still describes a server that answers them.
+ */
+export function withImplicitMethods(methods: string[], head: boolean, options: boolean): string[] {
+  const added = [...methods];
+  if (head && methods.includes('GET')) added.push('HEAD');
+  if (options) added.push('OPTIONS');
+  return methodOrder(added);
+}
+
+/**
+ * The item path below a collection path, by the document's own structure: `P/{param}`, or
+ * `P/{param}.ext` for `P.ext` (`/Services.json`, `/Services/{Sid}.json`).
+ */
+function itemPathBelow(path: string, paths: Record<string, PathItem>): { itemPath: string; written: string } | undefined {
+  const extension = /\.[A-Za-z0-9]+$/.exec(path.split('/').pop() ?? '')?.[0] ?? '';
+  const base = extension ? path.slice(0, -extension.length) : path;
+  for (const candidate of Object.keys(paths)) {
+    if (!candidate.startsWith(`${base}/`) || !candidate.endsWith(extension)) continue;
+    const rest = candidate.slice(base.length + 1, candidate.length - extension.length);
+    if (/^\{[^}/]+\}$/.test(rest)) return { itemPath: candidate, written: `${base}/{id}${extension}` };
+  }
+  return undefined;
+}
+
+/** Why a document gives no collection, in the words of `init`'s refusal: what it lacks and what to do. */
+export function noCollectionReason(doc: OpenApiDocument): string {
+  const paths = Object.entries(doc.paths ?? {});
+  const fix =
+    'the suite certifies the collections of an API (a path such as /things with its item path /things/{id}); ' +
+    'give the document of an API that serves one, or write the profile by hand (spec/schemas/target-profile.schema.json)';
+  if (paths.length === 0) {
+    const webhooks = Object.keys(doc.webhooks ?? {});
+    return webhooks.length > 0
+      ? `no collection: this document describes webhooks only (${webhooks.join(', ')}), no path the API serves; ${fix}`
+      : `no collection: this document describes no path; ${fix}`;
+  }
+  const operations = paths.flatMap(([path, item]) => HTTP_METHODS.filter((m) => item[m]).map((m) => ({ path, method: m, op: item[m] as Operation })));
+  const withCallbacks = operations.filter((o) => Object.keys(o.op.callbacks ?? {}).length > 0);
+  if (withCallbacks.length > 0 && withCallbacks.length === operations.length)
+    return `no collection: this document describes subscriptions and their callbacks only (${withCallbacks
+      .map((o) => `${o.method.toUpperCase()} ${o.path}`)
+      .join(', ')}); ${fix}`;
+  const nested = paths.map(([p]) => p).filter((p) => p.includes('{') && itemPathBelow(p, doc.paths) !== undefined);
+  if (nested.length > 0)
+    return (
+      `no collection: every collection of this document is nested under a path parameter (${nested.join(', ')}), ` +
+      `whose value the suite cannot know before the run; ${fix}`
+    );
+  const listing = paths.map(([p, item]) => `${p} ${methodsOf(item).join(',')}`).join('; ');
+  return `no collection: no path of this document has an item path below it (its paths: ${listing}); ${fix}`;
+}
+
+/** One line per security scheme or body format the suite does not speak, with what it can and cannot check. */
+function unsupportedNotes(doc: OpenApiDocument, paths: Record<string, PathItem>): string[] {
+  const notes: string[] = [];
+  for (const [name, scheme] of Object.entries(doc.components?.securitySchemes ?? {})) {
+    const kind = scheme.type === 'http' ? `HTTP ${String(scheme.scheme ?? '').toLowerCase()}` : scheme.type;
+    if (kind === 'HTTP bearer' || scheme.type === 'oauth2' || scheme.type === 'openIdConnect') continue;
+    const how = scheme.type === 'apiKey' ? `an API key in the ${scheme.in ?? '?'} "${scheme.name ?? '?'}"` : kind;
+    notes.push(
+      `security scheme ${name} is ${how}: the suite sends tokens as "Authorization: Bearer" (D-AUTH), so the 401/403 and owner-isolation ` +
+        'checks will fail or be skipped on the endpoints that need it; the checks without a token (405, 404, problem documents, caching) still apply',
+    );
+  }
+  const formOnly = new Set<string>();
+  for (const [path, item] of Object.entries(paths))
+    for (const m of HTTP_METHODS) {
+      const content = Object.keys(item[m]?.requestBody?.content ?? {});
+      if (content.length > 0 && !content.some((k) => /json/i.test(k))) formOnly.add(`${m.toUpperCase()} ${path} (${content.join(', ')})`);
+    }
+  if (formOnly.size > 0)
+    notes.push(
+      `${formOnly.size} operation${formOnly.size === 1 ? '' : 's'} take no JSON body ` +
+        `(${[...formOnly].slice(0, 3).join('; ')}${formOnly.size > 3 ? '; ...' : ''}): ` +
+        'the suite sends JSON, so no create, replace or invalid body is written for them and their write checks are skipped',
+    );
+  return notes;
+}
+
 /** Whether an operation can be called without credentials: no security, or an empty alternative (`- {}`). */
 function isAnonymous(op: Operation | undefined, doc: OpenApiDocument): boolean {
   const security: SecurityRequirement[] = op?.security ?? doc.security ?? [];
@@ -98,20 +186,21 @@ export function draftProfile(doc: OpenApiDocument, source: string): Draft {
   const bodies = new Map<string, { media: MediaType; body: Record<string, unknown> }>();
   let hypermedia = false;
   for (const [path, item] of Object.entries(paths)) {
-    const itemEntry = Object.entries(paths).find(([p]) => /^\/\{[^}/]+\}$/.test(p.slice(path.length)) && p.startsWith(path));
-    if (!itemEntry) continue;
+    const below = itemPathBelow(path, paths);
+    if (!below) continue;
     if (path.includes('{')) {
       notes.push(`${path}: a nested collection (its parent id is not known before the run), left out`);
       continue;
     }
-    const [itemPath, itemItem] = itemEntry;
-    const name = path.split('/').filter(Boolean).join('-') || 'root';
+    const { itemPath, written } = below;
+    const itemItem = paths[itemPath] as PathItem;
+    const name = path.split('/').filter(Boolean).join('-').replace(/[^A-Za-z0-9_-]/g, '-') || 'root';
     const collection: ProfileCollection = {
       name,
       path,
-      itemPath: `${path}/{id}`,
-      methods: methodsOf(item),
-      itemMethods: methodsOf(itemItem),
+      itemPath: written,
+      methods: withImplicitMethods(methodsOf(item), true, true),
+      itemMethods: withImplicitMethods(methodsOf(itemItem), true, true),
       auth: { read: !isAnonymous(item.get, doc), write: !isAnonymous(item.post, doc) },
     };
     const createMedia = jsonMedia(item.post);
@@ -137,7 +226,16 @@ export function draftProfile(doc: OpenApiDocument, source: string): Draft {
 
   // The protected endpoint: a GET without parameters that needs a token, one outside the collections first (`/account`, `/me`).
   const protectedPaths = Object.entries(paths).filter(([p, item]) => !p.includes('{') && item.get && !isAnonymous(item.get, doc)).map(([p]) => p);
-  const protectedPath = protectedPaths.find((p) => !collections.some((c) => c.path === p)) ?? protectedPaths[0];
+  let protectedPath = protectedPaths.find((p) => !collections.some((c) => c.path === p)) ?? protectedPaths[0];
+  if (protectedPath === undefined && !Object.values(paths).some((item) => HTTP_METHODS.some((m) => item[m] && !isAnonymous(item[m], doc)))) {
+    // A document that declares no security at all: the conventions require tokens (D-AUTH), so the first readable collection is named.
+    protectedPath = collections.find((c) => c.methods.includes('GET'))?.path;
+    if (protectedPath)
+      notes.push(
+        `the document declares no security: protected is assumed to be GET ${protectedPath}; if the API takes no token, ` +
+          'the authentication checks (401, 403) will fail, as the conventions require tokens',
+      );
+  }
 
   // The idempotent POST: a collection whose POST takes Idempotency-Key, one whose listing needs a token first
   // (its listing is then per caller, so a replay that creates nothing is visible in it).
@@ -165,11 +263,17 @@ export function draftProfile(doc: OpenApiDocument, source: string): Draft {
     );
 
   const serverUrls = (doc.servers ?? []).map((s) => s.url).filter((u) => /^https?:\/\//i.test(u)).map((u) => u.replace(/\/+$/, ''));
-  if (collections.length === 0)
-    notes.push('no collection found: a collection is a path without parameters with an item path below it (/things and /things/{id})');
+  const listed = collections.filter((c) => !methodsOf(doc.paths[c.path] ?? {}).includes('OPTIONS'));
+  const methodsNote =
+    listed.length > 0
+      ? `HEAD and OPTIONS: the document does not list them on ${listed.map((c) => c.path).join(', ')}; assumed answered (HEAD wherever GET is, ` +
+        'RFC 9110 §9.1; OPTIONS, as most frameworks do) and written in methods (D-METHODS-IMPLICIT); give --target to ask the server instead'
+      : undefined;
+  if (methodsNote) notes.push(methodsNote);
+  notes.push(...unsupportedNotes(doc, paths));
   return {
     name: profileName(doc),
-    description: `Generated by \`http-api-conformance init\` from ${source}.`,
+    description: `Generated by \`http-api-conformance init\` from ${source}.${methodsNote ? ` ${methodsNote}.` : ''}`,
     serverUrls,
     collections,
     ...(protectedPath ? { protected: { method: 'GET', path: protectedPath } } : {}),

@@ -13,11 +13,28 @@ import { parse as parseYaml } from 'yaml';
 /** A dereferenced OpenAPI document: the members `init` reads. */
 export interface OpenApiDocument {
   openapi: string;
+  /** Swagger 2.0 documents say `swagger: "2.0"` instead of `openapi`. */
+  swagger?: unknown;
+  webhooks?: Record<string, unknown>;
   info?: { title?: string };
   servers?: { url: string }[];
   paths: Record<string, PathItem>;
   security?: SecurityRequirement[];
   components?: { securitySchemes?: Record<string, SecurityScheme> };
+}
+
+/** The refusal of a Swagger 2.0 document (SWAGGER-2 is not read): what to run to convert it. */
+export function swagger2Message(location: string): string {
+  return (
+    `${location}: Swagger 2.0: init reads OpenAPI 3.0 and 3.1 documents. Convert it with ` +
+    `"npx swagger2openapi ${location} --yaml --outfile openapi.yaml" (or the Swagger Editor's Edit > Convert to OpenAPI 3), ` +
+    'then give the converted file to --openapi'
+  );
+}
+
+/** Whether a parsed document root is Swagger 2.0 (`swagger: "2.0"`, no `openapi`). */
+function isSwagger2(root: unknown): boolean {
+  return typeof root === 'object' && root !== null && 'swagger' in root && !('openapi' in root);
 }
 
 export type SecurityRequirement = Record<string, string[]>;
@@ -48,6 +65,7 @@ export interface Operation {
   security?: SecurityRequirement[];
   parameters?: Parameter[];
   requestBody?: { required?: boolean; content?: Record<string, MediaType> };
+  callbacks?: Record<string, unknown>;
   responses?: Record<string, { content?: Record<string, MediaType> }>;
 }
 
@@ -122,11 +140,19 @@ function localFirstResolver(): object {
 export async function loadOpenApi(location: string, cwd: string = process.cwd()): Promise<OpenApiDocument> {
   const source = isUrl(location) ? location : resolve(cwd, location);
   if (!isUrl(source)) {
+    let text: string;
     try {
-      readFileSync(source);
+      text = readFileSync(source, 'utf8');
     } catch (error) {
       throw new OpenApiError(`cannot read the OpenAPI document ${location}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
     }
+    let root: unknown;
+    try {
+      root = parseYaml(text);
+    } catch {
+      root = undefined; // the parser below names the syntax error
+    }
+    if (isSwagger2(root)) throw new OpenApiError(swagger2Message(location));
   }
   const { dereference, validate, compileErrors } = await import('@readme/openapi-parser');
   const options = { resolve: { file: localFirstResolver() }, dereference: { circular: 'ignore' } };
@@ -137,8 +163,13 @@ export async function loadOpenApi(location: string, cwd: string = process.cwd())
   } catch (error) {
     throw new OpenApiError(`cannot read the OpenAPI document ${location}: ${(error as Error).message}`);
   }
+  if (!result.valid && isUrl(source)) {
+    const root = (await dereference(target, options as never).catch(() => undefined)) as unknown;
+    if (isSwagger2(root)) throw new OpenApiError(swagger2Message(location));
+  }
   if (!result.valid) throw new OpenApiError(`${location} is not a valid OpenAPI document:\n${compileErrors(result)}`);
   const doc = (await dereference(target, options as never)) as unknown as OpenApiDocument;
+  if (isSwagger2(doc)) throw new OpenApiError(swagger2Message(location));
   if (typeof doc.openapi !== 'string' || !/^3\.[01]\./.test(doc.openapi)) {
     throw new OpenApiError(`${location}: init reads OpenAPI 3.0 and 3.1 documents (this one says openapi: ${String(doc.openapi ?? doc)})`);
   }

@@ -151,20 +151,31 @@ test('the document is read from a URL too', async () => {
   }
 });
 
-test('the smoke check against --target names a method the document omits, and init exits 1', async () => {
+test('init --target asks the server about HEAD and OPTIONS the document omits, and the smoke check names a method it does not allow', async () => {
   const dir = tempOut('init-smoke');
   const doc = parseYaml(readFileSync(WIDGETS_OPENAPI, 'utf8')) as { paths: Record<string, Record<string, unknown>> };
   delete doc.paths['/widgets']?.head;
+  delete doc.paths['/widgets']?.options;
+  // A method the document lists but the server does not serve.
+  (doc.paths['/widgets'] as Record<string, unknown>).patch = { responses: { '200': { description: 'ok' } } };
   const openapi = join(dir, 'openapi.yaml');
   writeFileSync(openapi, stringifyYaml(doc));
   const widgets = await startWidgets(0);
   try {
+    const out = join(dir, 'p.json');
     const init = await runNode([
-      CLI, 'init', '--openapi', openapi, '--target', widgets.url, '--token', 'widgets-admin-ann', '--limited-token', 'widgets-viewer-cy',
-      '--out', join(dir, 'p.json'),
+      CLI, 'init', '--openapi', openapi, '--target', widgets.url, '--token', 'widgets-admin-ann', '--limited-token', 'widgets-viewer-cy', '--out', out,
     ]);
     expect(init.code, init.stdout).toBe(1);
-    expect(init.stdout).toContain("FAIL methods of /widgets: the target's Allow is GET, HEAD, POST, OPTIONS but the profile lists GET, POST, OPTIONS");
+    // D-METHODS-IMPLICIT: HEAD and OPTIONS are asked of the server, found answered, listed, and the finding written.
+    expect(init.stdout).toContain('HEAD and OPTIONS asked of the target');
+    expect(init.stdout).toContain('HEAD answered (listed), OPTIONS answered (listed)');
+    const profile = JSON.parse(readFileSync(out, 'utf8')) as { description: string; collections: { methods: string[] }[] };
+    expect(profile.collections[0]?.methods).toEqual(['GET', 'HEAD', 'POST', 'PATCH', 'OPTIONS']);
+    expect(profile.description).toContain('HEAD and OPTIONS asked of the target');
+    expect(init.stdout).toContain(
+      "FAIL methods of /widgets: the target's Allow is GET, HEAD, POST, OPTIONS but the profile lists GET, HEAD, POST, PATCH, OPTIONS",
+    );
     expect(init.stdout).toContain('ok   tokens.limited: POST /widgets -> 403');
     expect(init.stdout).toContain('ok   collections widgets create: POST /widgets -> 201');
   } finally {
