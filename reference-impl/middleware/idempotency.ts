@@ -18,7 +18,7 @@ import { admit } from './rate-limit.ts';
 const KEY_SYNTAX = /^[\x21-\x7e]{1,255}$/;
 
 /** The fingerprint of a request: method, path and the SHA-256 of the raw body. */
-export function fingerprintOf(method: string, path: string, rawBody: Buffer): string {
+export function fingerprintOf(method: string, path: string, rawBody: string): string {
   return `${method} ${path} ${hash('sha256', rawBody, 'hex')}`;
 }
 
@@ -61,7 +61,7 @@ export function idempotency(config: Config, stores: Stores) {
     const identity = ctx.state.identity;
     const caller = identity.kind === 'token' ? identity.principal.callerKey : `ip:${ctx.ip}`;
     const key = `${caller}:${header}`;
-    const fingerprint = fingerprintOf(ctx.method, ctx.path, ctx.state.rawBody ?? Buffer.alloc(0));
+    const fingerprint = fingerprintOf(ctx.method, ctx.path, ctx.state.rawBody ?? '');
     let claim: IdempotencyClaim;
     const pending = ctx.state.deferredTake;
     if (pending !== undefined && !pending.taken) {
