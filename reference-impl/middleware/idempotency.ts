@@ -3,7 +3,7 @@
  * draft-ietf-httpapi-idempotency-key-header): the key is claimed atomically before the work,
  * the result (status < 500) is stored and replayed, a different payload is 422, a request still
  * running is 409. The claim goes to the store together with the request's rate-limit token (one
- * round trip, stores/combined.ts); a route that creates may record the result with its work
+ * round trip, stores/sequences.ts); a route that creates may record the result with its work
  * (`ctx.state.idempotency.completed`), else it is recorded here after the route.
  */
 import { hash } from 'node:crypto';
@@ -11,7 +11,6 @@ import type { Next } from 'koa';
 import type { Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { HttpProblem, renderProblem, toHttpProblem } from '../problem.ts';
-import { takeAndClaim } from '../stores/combined.ts';
 import type { IdempotencyClaim, StoredResponse, Stores } from '../stores/types.ts';
 import { admit } from './rate-limit.ts';
 
@@ -66,7 +65,7 @@ export function idempotency(config: Config, stores: Stores) {
     const pending = ctx.state.deferredTake;
     if (pending !== undefined && !pending.taken) {
       pending.taken = true;
-      const taken = await takeAndClaim(stores, pending.key, pending.policy, { key, fingerprint, lockSeconds });
+      const taken = await stores.takeAndClaim(pending.key, pending.policy, { key, fingerprint, lockSeconds });
       const answer = admit(ctx, taken.decision);
       if (answer === false || (answer !== true && !(await answer)) || taken.claim === undefined) return;
       claim = taken.claim;

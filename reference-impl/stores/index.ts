@@ -5,6 +5,7 @@ import type { Stores } from './types.ts';
 export type { MemoryStoresOptions } from './memory/index.ts';
 export type { RedisStoresOptions } from './redis/index.ts';
 export { createMemoryStores, createRedisStores };
+export { sequenced } from './sequences.ts';
 export * from './types.ts';
 
 /** Which store backs the server (D-RATE-LIMIT shared store, D-IDEMPOTENCY): `memory` (the default) or `redis`. */

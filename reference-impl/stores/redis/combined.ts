@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { assertPolicy } from '../../rate-limit/rounding.ts';
 import { CREATED_BY } from '../types.ts';
-import type { CombinedOperations, Creation, IdempotencyStore, RateLimitStore, ResourceStore, StoredResource } from '../types.ts';
+import type { Creation, IdempotencyStore, RateLimitStore, RequestOperations, ResourceStore, StoredResource } from '../types.ts';
 import { Batcher, CallFailed } from './batcher.ts';
 import { lua } from './connection.ts';
 import type { RedisConnection } from './connection.ts';
@@ -120,7 +120,7 @@ class ScriptArguments {
 }
 
 /**
- * The Redis adapter's one-round-trip operations (types.ts CombinedOperations). On one Redis: token
+ * The Redis adapter's one-round-trip operations (types.ts RequestOperations). On one Redis: token
  * and read in one script, token and claim in one script, and a creation with its idempotent result
  * in one script. On a Cluster the keys of one script share a hash tag (keys.ts), so: token and claim
  * stay one script (a caller's bucket and records share its tag); the token and the read go out
@@ -132,7 +132,7 @@ export function createRedisCombined(
   keys: RedisKeys,
   covers: { rateLimits: RateLimitStore; idempotency: IdempotencyStore; resources: ResourceStore },
   tokenTakes: TokenTakes,
-): CombinedOperations {
+): RequestOperations {
   const parse = (raw: unknown): StoredResource | undefined =>
     typeof raw === 'string' && raw !== '' ? (JSON.parse(raw) as StoredResource) : undefined;
 
@@ -190,8 +190,6 @@ export function createRedisCombined(
   });
 
   return {
-    covers,
-
     async takeAndGet(key, policy, read) {
       assertPolicy(policy);
       if (policy.algorithm !== 'token-bucket') {

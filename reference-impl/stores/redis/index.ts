@@ -36,7 +36,7 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
     rateLimits,
     idempotency,
     resources,
-    combined: createRedisCombined(connection, keys, { rateLimits, idempotency, resources }, tokenTakes),
+    ...createRedisCombined(connection, keys, { rateLimits, idempotency, resources }, tokenTakes),
     async ping() {
       await connection.run((c) => c.ping());
     },

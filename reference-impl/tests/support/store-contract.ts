@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { createResources, takeAndClaim, takeAndGet } from '../../stores/combined.ts';
+import { sequenced } from '../../stores/sequences.ts';
 import { CREATED_BY } from '../../stores/types.ts';
 import type { RateLimitPolicy, StoredResource, StoredResponse, Stores } from '../../stores/types.ts';
 import { type AdapterUnderTest, type Backing, delay, firstTimeGone, openStoresPerTest } from '../stores-helpers.ts';
@@ -289,7 +289,7 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       });
     });
 
-    test.describe('combined operations (stores/combined.ts): the result of the sub-store calls they stand for', () => {
+    test.describe('request operations (types.ts RequestOperations): the result of the sub-store calls they stand for', () => {
       const TOKEN = 'token:0a1b2c';
       /** A payment and its transfer, as POST /payments builds them. */
       const paymentCreation = (marker: string, complete?: { key: string; fingerprint: string; ttlSeconds: number }) => ({
@@ -309,12 +309,12 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       test('takeAndGet takes one token and reads the resource; a rejected take reads nothing', async () => {
         await stores.resources.put('users', { id: 3, name: 'cy' });
         const policy = bucket(2, 0.001);
-        const first = await takeAndGet(stores, TOKEN, policy, { kind: 'users', id: 3 });
+        const first = await stores.takeAndGet(TOKEN, policy, { kind: 'users', id: 3 });
         expect(first).toEqual({ decision: expect.objectContaining({ allowed: true, remaining: 1 }), resource: { id: 3, name: 'cy' } });
-        const absent = await takeAndGet(stores, TOKEN, policy, { kind: 'users', id: 4 });
+        const absent = await stores.takeAndGet(TOKEN, policy, { kind: 'users', id: 4 });
         expect(absent.decision).toMatchObject({ allowed: true, remaining: 0 });
         expect(absent.resource).toBeUndefined();
-        const rejected = await takeAndGet(stores, TOKEN, policy, { kind: 'users', id: 3 });
+        const rejected = await stores.takeAndGet(TOKEN, policy, { kind: 'users', id: 3 });
         expect(rejected.decision).toMatchObject({ allowed: false, retryAfterSeconds: expect.any(Number) });
         expect(rejected.resource).toBeUndefined();
       });
@@ -322,12 +322,12 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       test('takeAndClaim claims only when the token is admitted; a repeat is in flight, then a replay', async () => {
         const policy = bucket(2, 0.001);
         const key = `${TOKEN}:pay-1`;
-        expect(await takeAndClaim(stores, TOKEN, policy, { key, fingerprint: 'fp', lockSeconds: 30 })).toEqual({
+        expect(await stores.takeAndClaim(TOKEN, policy, { key, fingerprint: 'fp', lockSeconds: 30 })).toEqual({
           decision: expect.objectContaining({ allowed: true, remaining: 1 }),
           claim: { state: 'claimed' },
         });
-        expect((await takeAndClaim(stores, TOKEN, policy, { key, fingerprint: 'fp', lockSeconds: 30 })).claim).toEqual({ state: 'in-flight' });
-        const rejected = await takeAndClaim(stores, TOKEN, policy, { key: `${TOKEN}:pay-2`, fingerprint: 'fp', lockSeconds: 30 });
+        expect((await stores.takeAndClaim(TOKEN, policy, { key, fingerprint: 'fp', lockSeconds: 30 })).claim).toEqual({ state: 'in-flight' });
+        const rejected = await stores.takeAndClaim(TOKEN, policy, { key: `${TOKEN}:pay-2`, fingerprint: 'fp', lockSeconds: 30 });
         expect(rejected.decision.allowed).toBe(false);
         expect(rejected.claim).toBeUndefined();
         expect(await stores.idempotency.claim(`${TOKEN}:pay-2`, 'fp', 30)).toEqual({ state: 'claimed' });
@@ -340,18 +340,18 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
         const second = adapter.name !== 'memory' ? backing.instance() : stores;
         const results = await Promise.all(
           Array.from({ length: 100 }, (_, i) =>
-            takeAndClaim(i % 2 === 0 ? stores : second, TOKEN, bucket(10, 0.001), { key: `${TOKEN}:k${i}`, fingerprint: 'fp', lockSeconds: 30 }),
+            (i % 2 === 0 ? stores : second).takeAndClaim(TOKEN, bucket(10, 0.001), { key: `${TOKEN}:k${i}`, fingerprint: 'fp', lockSeconds: 30 }),
           ),
         );
         expect(results.filter((r) => r.decision.allowed)).toHaveLength(10);
         expect(results.filter((r) => r.claim?.state === 'claimed')).toHaveLength(10);
       });
 
-      test('createResources allocates ids, writes the records with their marker and completes the key with the response', async () => {
+      test('create allocates ids, writes the records with their marker and completes the key with the response', async () => {
         await stores.resources.reserveIds('payments', 41);
         const key = `${TOKEN}:create`;
         await stores.idempotency.claim(key, 'fp', 30);
-        const outcome = await createResources(stores, paymentCreation('m-1', { key, fingerprint: 'fp', ttlSeconds: 60 }));
+        const outcome = await stores.create(paymentCreation('m-1', { key, fingerprint: 'fp', ttlSeconds: 60 }));
         expect(outcome).toMatchObject({ created: true, ids: [42, 1] });
         const payment = { id: 42, transferId: 1, amount: 1250, note: 'see /transfers/1', [CREATED_BY]: 'm-1' };
         expect(await stores.resources.get('payments', 42)).toEqual(payment);
@@ -364,26 +364,26 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
         expect(await stores.resources.nextId('payments')).toBe(43);
       });
 
-      test('createResources returns what an earlier attempt created under the same marker, and creates nothing', async () => {
-        const first = await createResources(stores, paymentCreation('m-2'));
-        const again = await createResources(stores, paymentCreation('m-2'));
+      test('create returns what an earlier attempt created under the same marker, and creates nothing', async () => {
+        const first = await stores.create(paymentCreation('m-2'));
+        const again = await stores.create(paymentCreation('m-2'));
         expect(first.created).toBe(true);
         expect(again).toEqual({ created: false, existing: expect.objectContaining({ id: 1, [CREATED_BY]: 'm-2' }) });
         expect(await stores.resources.list('payments')).toHaveLength(1);
         expect(await stores.resources.list('transfers')).toHaveLength(1);
       });
 
-      test('a decorated sub-store is used, never bypassed', async () => {
+      test('a decorated sub-store is used through sequenced, never bypassed', async () => {
         await stores.resources.put('users', { id: 5 });
         const seen: string[] = [];
-        const decorated: Stores = {
+        const decorated: Stores = sequenced({
           ...stores,
           rateLimits: { take: async (key, policy) => (seen.push(key), stores.rateLimits.take(key, policy)) },
           resources: { ...stores.resources, putAll: async (entries) => (seen.push(`putAll ${entries.length}`), stores.resources.putAll(entries)) },
-        };
-        await takeAndGet(decorated, TOKEN, bucket(5, 1), { kind: 'users', id: 5 });
-        await takeAndClaim(decorated, TOKEN, bucket(5, 1), { key: `${TOKEN}:d`, fingerprint: 'fp', lockSeconds: 30 });
-        await createResources(decorated, paymentCreation('m-3'));
+        });
+        await decorated.takeAndGet(TOKEN, bucket(5, 1), { kind: 'users', id: 5 });
+        await decorated.takeAndClaim(TOKEN, bucket(5, 1), { key: `${TOKEN}:d`, fingerprint: 'fp', lockSeconds: 30 });
+        await decorated.create(paymentCreation('m-3'));
         expect(seen).toEqual([TOKEN, TOKEN, 'putAll 2']);
       });
     });
