@@ -11,6 +11,7 @@ import type { Next } from 'koa';
 import type { Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { HttpProblem, renderProblem, toHttpProblem } from '../problem.ts';
+import { creationMarker, replayNamesItsWork } from '../stores/replay-check.ts';
 import type { IdempotencyClaim, StoredResponse, Stores } from '../stores/types.ts';
 import { admit } from './rate-limit.ts';
 
@@ -37,6 +38,20 @@ function replay(ctx: AppContext, stored: StoredResponse): void {
   if (contentType) ctx.type = contentType;
   if (stored.headers.location) ctx.set('Location', stored.headers.location);
   ctx.set('Idempotent-Replayed', 'true');
+}
+
+/**
+ * The stored result names a resource that is gone or is no longer this request's (D-IDEMPOTENCY: a
+ * replay never names work that is gone): nothing is replayed and nothing is redone.
+ */
+function resultGone(): HttpProblem {
+  return new HttpProblem(409, {
+    type: 'idempotency-result-gone',
+    title: 'Idempotency result gone',
+    detail:
+      'The result stored for this Idempotency-Key names a resource that no longer exists as this request created it ' +
+      '(it was deleted, or the store lost it); nothing was replayed or repeated. Check the resource; repeat the work with a new key.',
+  });
 }
 
 /** The idempotency middleware; runs after authentication and body parsing. */
@@ -72,7 +87,10 @@ export function idempotency(config: Config, stores: Stores) {
     } else {
       claim = await store.claim(key, fingerprint, lockSeconds);
     }
-    if (claim.state === 'completed') return replay(ctx, claim.response);
+    if (claim.state === 'completed') {
+      if (!(await replayNamesItsWork(stores.resources, creationMarker(key, fingerprint), claim.response))) throw resultGone();
+      return replay(ctx, claim.response);
+    }
     if (claim.state === 'mismatch') {
       throw new HttpProblem(422, {
         type: 'idempotency-key-reused',
@@ -90,7 +108,7 @@ export function idempotency(config: Config, stores: Stores) {
         headers: { 'Retry-After': '1' },
       });
     }
-    ctx.state.idempotencyMarker = `${key} ${fingerprint}`;
+    ctx.state.idempotencyMarker = creationMarker(key, fingerprint);
     const held = { key, fingerprint, ttlSeconds, completed: false };
     ctx.state.idempotency = held;
     try {

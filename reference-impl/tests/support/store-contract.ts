@@ -1,5 +1,6 @@
 import { test, expect } from '@playwright/test';
 import { sequenced } from '../../stores/sequences.ts';
+import { creationMarker, replayNamesItsWork } from '../../stores/replay-check.ts';
 import { CREATED_BY } from '../../stores/types.ts';
 import type { RateLimitPolicy, StoredResource, StoredResponse, Stores } from '../../stores/types.ts';
 import { type AdapterUnderTest, type Backing, delay, firstTimeGone, openStoresPerTest } from '../stores-helpers.ts';
@@ -27,6 +28,13 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       backing = b;
       stores = s;
     });
+    // D-IDS: the memory store counts 1, 2, 3, …; the Redis adapter's ids also carry its clock
+    // (stores/redis/clock-ids.ts), so there they only increase. Both: never reused, gaps allowed.
+    const counts = adapter.name === 'memory';
+    const ascending = (ids: number[]): void => {
+      for (const id of ids) expect(Number.isSafeInteger(id) && id >= 1, `id ${id}`).toBe(true);
+      for (let i = 1; i < ids.length; i += 1) expect(ids[i]!).toBeGreaterThan(ids[i - 1]!);
+    };
 
     test.describe('resources', () => {
       test('put, get, overwrite and delete round-trip a resource', async () => {
@@ -56,26 +64,35 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
         expect(await stores.resources.findCreatedBy('payments', 'token:a:key-1 POST /payments abc')).toBeUndefined();
       });
 
-      test('ids start at 1, increase per kind and are never reused, even after a delete', async () => {
+      test('ids increase per kind (from 1 on memory) and are never reused, even after a delete', async () => {
         const users = [await stores.resources.nextId('users'), await stores.resources.nextId('users'), await stores.resources.nextId('users')];
-        expect(users).toEqual([1, 2, 3]);
-        expect(await stores.resources.nextId('orders')).toBe(1);
-        await stores.resources.put('users', { id: 3 });
-        await stores.resources.delete('users', 3);
-        expect(await stores.resources.nextId('users')).toBe(4);
+        ascending(users);
+        if (counts) expect(users).toEqual([1, 2, 3]);
+        const order = await stores.resources.nextId('orders');
+        if (counts) expect(order).toBe(1);
+        await stores.resources.put('users', { id: users[2]! });
+        await stores.resources.delete('users', users[2]!);
+        const next = await stores.resources.nextId('users');
+        expect(next).toBeGreaterThan(users[2]!);
+        if (counts) expect(next).toBe(4);
       });
 
       test('reserveIds raises the sequence and never lowers it', async () => {
         await stores.resources.reserveIds('authors', 10);
-        expect(await stores.resources.nextId('authors')).toBe(11);
+        const first = await stores.resources.nextId('authors');
+        expect(first).toBeGreaterThan(10);
         await stores.resources.reserveIds('authors', 5);
-        await stores.resources.reserveIds('authors', 11);
-        expect(await stores.resources.nextId('authors')).toBe(12);
+        await stores.resources.reserveIds('authors', first);
+        const second = await stores.resources.nextId('authors');
+        expect(second).toBeGreaterThan(first);
+        if (counts) expect([first, second]).toEqual([11, 12]);
       });
 
-      test('100 concurrent nextId calls return 100 distinct ids 1..100', async () => {
+      test('100 concurrent nextId calls return 100 distinct ids (1..100 on memory)', async () => {
         const ids = await Promise.all(Array.from({ length: 100 }, () => stores.resources.nextId('comments')));
-        expect([...ids].sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+        const sorted = [...ids].sort((a, b) => a - b);
+        ascending(sorted);
+        if (counts) expect(sorted).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
       });
 
       test('list returns every resource of the kind in ascending id order', async () => {
@@ -352,25 +369,51 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
         const key = `${TOKEN}:create`;
         await stores.idempotency.claim(key, 'fp', 30);
         const outcome = await stores.create(paymentCreation('m-1', { key, fingerprint: 'fp', ttlSeconds: 60 }));
-        expect(outcome).toMatchObject({ created: true, ids: [42, 1] });
-        const payment = { id: 42, transferId: 1, amount: 1250, note: 'see /transfers/1', [CREATED_BY]: 'm-1' };
-        expect(await stores.resources.get('payments', 42)).toEqual(payment);
-        expect(await stores.resources.get('transfers', 1)).toEqual({ id: 1, paymentId: 42, amount: 1250 });
+        if (!outcome.created) throw new Error('nothing was created');
+        const [p = 0, t = 0] = outcome.ids;
+        expect(p).toBeGreaterThan(41);
+        expect(t).toBeGreaterThanOrEqual(1);
+        if (counts) expect(outcome.ids).toEqual([42, 1]);
+        const payment = { id: p, transferId: t, amount: 1250, note: `see /transfers/${t}`, [CREATED_BY]: 'm-1' };
+        expect(await stores.resources.get('payments', p)).toEqual(payment);
+        expect(await stores.resources.get('transfers', t)).toEqual({ id: t, paymentId: p, amount: 1250 });
         expect(await stores.resources.list('payments')).toEqual([payment]);
         expect(await stores.resources.findCreatedBy('payments', 'm-1')).toEqual(payment);
-        const recorded = { status: 201, headers: { location: '/payments/42' }, body: { id: 42, transfer: '/transfers/1' } };
-        if (outcome.created) expect(outcome.response).toEqual(recorded);
+        const recorded = { status: 201, headers: { location: `/payments/${p}` }, body: { id: p, transfer: `/transfers/${t}` } };
+        expect(outcome.response).toEqual(recorded);
         expect(await stores.idempotency.claim(key, 'fp', 30)).toEqual({ state: 'completed', response: recorded });
-        expect(await stores.resources.nextId('payments')).toBe(43);
+        expect(await stores.resources.nextId('payments')).toBeGreaterThan(p);
       });
 
       test('create returns what an earlier attempt created under the same marker, and creates nothing', async () => {
         const first = await stores.create(paymentCreation('m-2'));
         const again = await stores.create(paymentCreation('m-2'));
         expect(first.created).toBe(true);
-        expect(again).toEqual({ created: false, existing: expect.objectContaining({ id: 1, [CREATED_BY]: 'm-2' }) });
+        expect(again).toEqual({ created: false, existing: expect.objectContaining({ id: first.created ? first.ids[0] : 0, [CREATED_BY]: 'm-2' }) });
         expect(await stores.resources.list('payments')).toHaveLength(1);
         expect(await stores.resources.list('transfers')).toHaveLength(1);
+      });
+
+      test('a replay names its own work only: not once the resource is gone (rollback), nor when its id holds another key\'s resource', async () => {
+        const key = `${TOKEN}:replay-check`;
+        const marker = creationMarker(key, 'fp');
+        await stores.idempotency.claim(key, 'fp', 30);
+        const outcome = await stores.create(paymentCreation(marker, { key, fingerprint: 'fp', ttlSeconds: 60 }));
+        if (!outcome.created) throw new Error('nothing was created');
+        const claim = await stores.idempotency.claim(key, 'fp', 30);
+        if (claim.state !== 'completed') throw new Error(`the key is ${claim.state}`);
+        expect(await replayNamesItsWork(stores.resources, marker, claim.response)).toBe(true);
+        // Another key's request never gets this receipt, even with the same fingerprint.
+        expect(await replayNamesItsWork(stores.resources, creationMarker(`${TOKEN}:other`, 'fp'), claim.response)).toBe(false);
+        // A rollback: the record survived, the payment did not (a replica that was behind was promoted).
+        const payment = await stores.resources.get('payments', outcome.ids[0]!);
+        await stores.resources.delete('payments', outcome.ids[0]!);
+        expect(await replayNamesItsWork(stores.resources, marker, claim.response)).toBe(false);
+        // Then the id was handed out again, to another key's payment.
+        await stores.resources.put('payments', { ...payment!, [CREATED_BY]: creationMarker(`${TOKEN}:thief`, 'fp2') });
+        expect(await replayNamesItsWork(stores.resources, marker, claim.response)).toBe(false);
+        // A stored answer that names no resource (a 4xx, a 200) is replayed as it is.
+        expect(await replayNamesItsWork(stores.resources, marker, { status: 422, headers: {}, body: null })).toBe(true);
       });
 
       test('a decorated sub-store is used through sequenced, never bypassed', async () => {
