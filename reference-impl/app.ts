@@ -1,36 +1,41 @@
 /**
  * The reference server's Koa application: `createApp({ config, stores, tokens })` builds it and
- * never listens. Middleware order: errors → rate limit → head and route check (414/400,
- * 404/405/OPTIONS) → auth → body → idempotency → fault injection (only when enabled) → one
- * dispatcher over every route set. Wrappers (the variants of fixtures/broken) add middleware at the
- * named extension points of `EXTENSION_POINTS`, never by searching the chain.
+ * never listens. App middleware: errors → rate limit → request head checks (414/400) → the
+ * @koa/router routes. The routes are registered from the route table (route-table.ts): each method
+ * of each path runs route match → auth → body (@koa/bodyparser, routes that take one) →
+ * idempotency (POST) → fault injection (only when enabled) → its handler; OPTIONS answers 204 with
+ * `Allow` and any other method 405; a path of no route falls through to the error middleware's 404.
+ * Wrappers (the variants of fixtures/broken) add middleware at the named extension points of
+ * `EXTENSION_POINTS`, never by searching the chain.
  */
+import { Router } from '@koa/router';
 import Koa from 'koa';
 import type { Middleware, Next } from 'koa';
 import { compileSchemas } from '../spec/schemas.ts';
 import type { Config } from './config.ts';
 import type { AppContext, AppState, Deps } from './context.ts';
 import { authenticate } from './middleware/auth.ts';
-import { parseBody } from './middleware/body.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { faultInjection } from './middleware/fault-injection.ts';
 import { idempotency } from './middleware/idempotency.ts';
+import { jsonBody } from './middleware/json-body.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
-import { routeCheck } from './middleware/route.ts';
+import { answerOptions, headCheck, methodNotAllowed, routeMatched } from './middleware/route.ts';
+import { ROUTES, pathRegExp, type RouteSpec } from './route-table.ts';
 import { accountRoutes } from './routes/account.ts';
 import { authorsRoutes } from './routes/authors.ts';
 import { ordersRoutes } from './routes/orders.ts';
 import { paymentsRoutes } from './routes/payments.ts';
 import { postsRoutes } from './routes/posts.ts';
 import { REQUEST_SCHEMAS } from './routes/common.ts';
-import { dispatch } from './routes/route-set.ts';
+import { handlersOf, type Method } from './routes/route-set.ts';
 import { usersRoutes } from './routes/users.ts';
 
 /**
  * The places in the chain where a wrapper may add middleware, outermost first:
  * - `outermost`: before the error handler; sees (and may change) the final response;
  * - `afterErrors`: errors are turned into problems; before the rate limit;
- * - `afterRoute`: the route is matched (`ctx.state.route`); before authentication;
+ * - `afterRoute`: the route and method are matched (`ctx.state.route`); before authentication;
  * - `afterAuth`: `ctx.state.identity` is known; before the body is read;
  * - `afterBody`: `ctx.state.body` is parsed; before the Idempotency-Key is claimed;
  * - `afterIdempotency`: the key is claimed; before fault injection;
@@ -49,6 +54,8 @@ export interface AppExtender {
 
 /** Changes the app before it is composed: adds middleware at extension points (fixtures/broken variants). */
 export type WrapApp = (app: AppExtender, deps: Deps) => void;
+
+type RouteSpecMethods = RouteSpec['methods'];
 
 export interface AppOptions extends Deps {
   /** Where 5xx errors are logged; defaults to console.error. */
@@ -77,25 +84,45 @@ export function createApp({ config, stores, tokens, logError, wrapApp }: AppOpti
     },
   };
   wrapApp?.(extender, deps);
-  const at = (point: ExtensionPoint): void => {
-    for (const middleware of added.get(point) ?? []) app.use(middleware as Middleware<AppState>);
-  };
+  const at = (point: ExtensionPoint): AppMiddleware[] => added.get(point) ?? [];
 
-  at('outermost');
+  const handlers = handlersOf([usersRoutes, ordersRoutes, paymentsRoutes, accountRoutes, authorsRoutes, postsRoutes].map((routes) => routes(deps)));
+  const auth = authenticate();
+  const keyed = idempotency(config, stores);
+  const faults = config.faultInjection ? [faultInjection()] : [];
+  const router = new Router<AppState>();
+  for (const route of ROUTES) {
+    const path = pathRegExp(route);
+    const matched = routeMatched(route);
+    for (const [method, spec] of Object.entries(route.methods) as [Method, NonNullable<RouteSpecMethods[Method]>][]) {
+      const handler = handlers.get(`${method} ${route.pattern}`);
+      if (handler === undefined) throw new Error(`no handler for ${method} ${route.pattern}`);
+      const body = spec.body === undefined ? [] : jsonBody(spec.body, config.bodyLimitBytes);
+      const chain: AppMiddleware[] = [
+        matched,
+        ...at('afterRoute'),
+        auth,
+        ...at('afterAuth'),
+        ...body,
+        ...at('afterBody'),
+        ...(method === 'POST' ? [keyed] : []),
+        ...at('afterIdempotency'),
+        ...faults,
+        ...at('beforeHandlers'),
+        handler as AppMiddleware,
+      ];
+      router.register(path, [method], chain as Middleware<AppState>[], { pathAsRegExp: true });
+    }
+    router.options(path, matched as Middleware<AppState>, answerOptions());
+    router.all(path, matched as Middleware<AppState>, methodNotAllowed());
+  }
+
+  for (const middleware of at('outermost')) app.use(middleware as Middleware<AppState>);
   app.use(errorHandler(config.storeUnavailableRetryAfterSeconds));
-  at('afterErrors');
+  for (const middleware of at('afterErrors')) app.use(middleware as Middleware<AppState>);
   app.use(rateLimit(config, tokens, stores));
-  app.use(routeCheck());
-  at('afterRoute');
-  app.use(authenticate());
-  at('afterAuth');
-  app.use(parseBody(config.bodyLimitBytes));
-  at('afterBody');
-  app.use(idempotency(config, stores));
-  at('afterIdempotency');
-  if (config.faultInjection) app.use(faultInjection());
-  at('beforeHandlers');
-  app.use(dispatch([usersRoutes, ordersRoutes, paymentsRoutes, accountRoutes, authorsRoutes, postsRoutes].map((routes) => routes(deps))));
+  app.use(headCheck());
+  app.use(router.routes());
   return app;
 }
 

@@ -28,6 +28,8 @@ export type StoreConfig =
       keyPrefix?: string;
       commandTimeoutMs?: number;
       /** Redis Cluster seed nodes, `host:port` (url unused). */ cluster?: string[];
+      /** D-STORE-DURABILITY: replicas that confirm every promised write (WAIT), and the wait's bound. */
+      durability?: { replicas: number; timeoutMs: number };
     };
 
 export interface Config {
@@ -99,6 +101,22 @@ export function defaultConfig(): Config {
 const ajv = new Ajv2020({ allErrors: true, strict: true });
 const validateSchema = ajv.compile<Config>(schema);
 
+/** D-STORE-DURABILITY: what the schema cannot say about `store.durability`. */
+function checkDurability(store: Record<string, unknown>): void {
+  const durability = store.durability as { timeoutMs: number } | undefined;
+  if (durability === undefined) return;
+  if (store.kind !== 'redis') {
+    throw new ConfigError('invalid configuration: store.durability needs store.kind "redis" (a memory store has no replicas to wait for)');
+  }
+  const commandTimeoutMs = typeof store.commandTimeoutMs === 'number' ? store.commandTimeoutMs : 1000;
+  if (durability.timeoutMs >= commandTimeoutMs) {
+    throw new ConfigError(
+      `invalid configuration: store.durability.timeoutMs (${durability.timeoutMs}) must be below store.commandTimeoutMs (${commandTimeoutMs}), ` +
+        'or every wait for replicas would end as a store timeout; lower it or raise store.commandTimeoutMs',
+    );
+  }
+}
+
 /**
  * Merges `input` over the defaults (objects merge, arrays replace), validates the result and
  * checks what the schema cannot: plan references, and no `dev-token-` or fault injection when
@@ -114,6 +132,7 @@ export function resolveConfig(input: unknown = {}, nodeEnv?: string): Config {
   }
   const config = merged;
   if (config.store.kind === 'redis' && !config.store.url) config.store.url = DEFAULT_REDIS_URL;
+  checkDurability(config.store);
   if (!Object.hasOwn(config.plans, config.anonymousPlan)) {
     throw new ConfigError(`invalid configuration: anonymousPlan names an unknown plan "${config.anonymousPlan}"`);
   }

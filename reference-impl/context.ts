@@ -26,8 +26,8 @@ export type Identity =
 export interface AppState {
   identity: Identity;
   route?: RouteMatch;
-  /** The raw request body (POST/PUT), for the idempotency fingerprint. */
-  rawBody?: Buffer;
+  /** The raw request body (POST/PUT) as @koa/bodyparser read it, for the idempotency fingerprint. */
+  rawBody?: string;
   /** The parsed JSON body; undefined when none was sent. */
   body?: unknown;
   /**

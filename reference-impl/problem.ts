@@ -25,23 +25,13 @@ export interface ProblemInit {
   headers?: Record<string, string>;
 }
 
-/**
- * An error that is answered with a problem document of `status`. It carries no stack trace: it is
- * an expected answer (404, 429, ...), never logged, and capturing a stack on every rejection was a
- * measurable share of the 404/429 paths (bench/README.md).
- */
+/** An error that is answered with a problem document of `status` (an expected answer, never logged). */
 export class HttpProblem extends Error {
   declare readonly name: 'HttpProblem';
   readonly status: number;
   readonly init: ProblemInit;
   constructor(status: number, init: ProblemInit = {}) {
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    try {
-      super(init.detail ?? STATUS_CODES[status] ?? 'Error');
-    } finally {
-      Error.stackTraceLimit = limit;
-    }
+    super(init.detail ?? STATUS_CODES[status] ?? 'Error');
     this.status = status;
     this.init = init;
   }

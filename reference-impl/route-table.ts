@@ -1,7 +1,8 @@
 /**
  * The paths and methods of the API (spec/decisions.md D-PATHS, D-METHODS, D-AUTH): which methods
- * each path allows, who may call them, and whether they read a body. The router dispatches; this
- * table decides 404, 405 + Allow and OPTIONS before it.
+ * each path allows, who may call them, and whether they read a body. app.ts registers the
+ * @koa/router routes from it (404, 405 + Allow, OPTIONS); the rate limiter looks a path up in it
+ * before the router runs, to read a GET's item with the rate-limit token.
  */
 import type { ResourceKind } from './stores/types.ts';
 
@@ -100,6 +101,23 @@ const compiled: CompiledRoute[] = ROUTES.map((route) => ({
   names: [...route.pattern.matchAll(/\{([A-Za-z]+)\}/g)].map((found) => found[1] ?? ''),
   allow: allowedMethods(route).join(', '),
 }));
+
+const compiledByRoute = new Map(compiled.map((entry) => [entry.route, entry]));
+
+/** The path of `route` as the router matches it: case-sensitive, no trailing slash, canonical ids (D-PATHS, D-IDS). */
+export function pathRegExp(route: RouteSpec): RegExp {
+  return compiledByRoute.get(route)?.regexp ?? new RegExp(`^${route.pattern}$`);
+}
+
+/** The `Allow` value and the path parameters of `route` from the router's captures (`{ id: '42' }`). */
+export function describeMatch(route: RouteSpec, captures: readonly string[], method: string): RouteMatch {
+  const entry = compiledByRoute.get(route);
+  const params: Record<string, string> = {};
+  entry?.names.forEach((name, index) => (params[name] = captures[index] ?? ''));
+  const methods = route.methods as Record<string, MethodSpec | undefined>;
+  const lookup = method === 'HEAD' ? 'GET' : method;
+  return { route, allow: entry?.allow ?? '', method: Object.hasOwn(methods, lookup) ? methods[lookup] : undefined, params };
+}
 
 /** The compiled routes by their first path segment (`users`), so a lookup tests only a few patterns. */
 const bySegment = new Map<string, CompiledRoute[]>();

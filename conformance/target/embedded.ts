@@ -12,7 +12,7 @@ import type { Deps } from '../../reference-impl/context.ts';
 import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../../reference-impl/redis-admin.ts';
 import { startServer } from '../../reference-impl/server.ts';
 import { runEnvironment } from '../run-environment.ts';
-import { createStores } from '../../reference-impl/stores/index.ts';
+import { createStores, sequenced } from '../../reference-impl/stores/index.ts';
 import type { Stores } from '../../reference-impl/stores/index.ts';
 import { loadProfile, REFERENCE_PROFILE } from './profile.ts';
 import type { TargetProfile } from './profile.ts';
@@ -65,7 +65,8 @@ export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promis
     for (let instance = 0; instance < instances; instance += 1) {
       const created = createStores(config.store);
       allStores.push(created);
-      const stores = options.wrapStores ? options.wrapStores(created, instance, config) : created;
+      // A decorated store runs its request operations as the calls of its (decorated) parts (stores/sequences.ts).
+      const stores = options.wrapStores ? sequenced(options.wrapStores(created, instance, config)) : created;
       const { wrapApp } = options;
       servers.push(
         await startServer({

@@ -3,7 +3,7 @@
  * draft-ietf-httpapi-idempotency-key-header): the key is claimed atomically before the work,
  * the result (status < 500) is stored and replayed, a different payload is 422, a request still
  * running is 409. The claim goes to the store together with the request's rate-limit token (one
- * round trip, stores/combined.ts); a route that creates may record the result with its work
+ * round trip, stores/sequences.ts); a route that creates may record the result with its work
  * (`ctx.state.idempotency.completed`), else it is recorded here after the route.
  */
 import { hash } from 'node:crypto';
@@ -11,14 +11,14 @@ import type { Next } from 'koa';
 import type { Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { HttpProblem, renderProblem, toHttpProblem } from '../problem.ts';
-import { takeAndClaim } from '../stores/combined.ts';
+import { creationMarker, replayNamesItsWork } from '../stores/replay-check.ts';
 import type { IdempotencyClaim, StoredResponse, Stores } from '../stores/types.ts';
 import { admit } from './rate-limit.ts';
 
 const KEY_SYNTAX = /^[\x21-\x7e]{1,255}$/;
 
 /** The fingerprint of a request: method, path and the SHA-256 of the raw body. */
-export function fingerprintOf(method: string, path: string, rawBody: Buffer): string {
+export function fingerprintOf(method: string, path: string, rawBody: string): string {
   return `${method} ${path} ${hash('sha256', rawBody, 'hex')}`;
 }
 
@@ -38,6 +38,20 @@ function replay(ctx: AppContext, stored: StoredResponse): void {
   if (contentType) ctx.type = contentType;
   if (stored.headers.location) ctx.set('Location', stored.headers.location);
   ctx.set('Idempotent-Replayed', 'true');
+}
+
+/**
+ * The stored result names a resource that is gone or is no longer this request's (D-IDEMPOTENCY: a
+ * replay never names work that is gone): nothing is replayed and nothing is redone.
+ */
+function resultGone(): HttpProblem {
+  return new HttpProblem(409, {
+    type: 'idempotency-result-gone',
+    title: 'Idempotency result gone',
+    detail:
+      'The result stored for this Idempotency-Key names a resource that no longer exists as this request created it ' +
+      '(it was deleted, or the store lost it); nothing was replayed or repeated. Check the resource; repeat the work with a new key.',
+  });
 }
 
 /** The idempotency middleware; runs after authentication and body parsing. */
@@ -61,19 +75,22 @@ export function idempotency(config: Config, stores: Stores) {
     const identity = ctx.state.identity;
     const caller = identity.kind === 'token' ? identity.principal.callerKey : `ip:${ctx.ip}`;
     const key = `${caller}:${header}`;
-    const fingerprint = fingerprintOf(ctx.method, ctx.path, ctx.state.rawBody ?? Buffer.alloc(0));
+    const fingerprint = fingerprintOf(ctx.method, ctx.path, ctx.state.rawBody ?? '');
     let claim: IdempotencyClaim;
     const pending = ctx.state.deferredTake;
     if (pending !== undefined && !pending.taken) {
       pending.taken = true;
-      const taken = await takeAndClaim(stores, pending.key, pending.policy, { key, fingerprint, lockSeconds });
+      const taken = await stores.takeAndClaim(pending.key, pending.policy, { key, fingerprint, lockSeconds });
       const answer = admit(ctx, taken.decision);
       if (answer === false || (answer !== true && !(await answer)) || taken.claim === undefined) return;
       claim = taken.claim;
     } else {
       claim = await store.claim(key, fingerprint, lockSeconds);
     }
-    if (claim.state === 'completed') return replay(ctx, claim.response);
+    if (claim.state === 'completed') {
+      if (!(await replayNamesItsWork(stores.resources, creationMarker(key, fingerprint), claim.response))) throw resultGone();
+      return replay(ctx, claim.response);
+    }
     if (claim.state === 'mismatch') {
       throw new HttpProblem(422, {
         type: 'idempotency-key-reused',
@@ -91,7 +108,7 @@ export function idempotency(config: Config, stores: Stores) {
         headers: { 'Retry-After': '1' },
       });
     }
-    ctx.state.idempotencyMarker = `${key} ${fingerprint}`;
+    ctx.state.idempotencyMarker = creationMarker(key, fingerprint);
     const held = { key, fingerprint, ttlSeconds, completed: false };
     ctx.state.idempotency = held;
     try {

@@ -2,7 +2,7 @@
  * Rate limiting of every request (spec/decisions.md D-RATE-LIMIT): one bucket per caller (the
  * known token, else the client address) with the caller's plan; RateLimit-* headers on every
  * response, 429 `rate-limited` with Retry-After when the bucket is empty. Every request takes its
- * one token before any work, in as few store round trips as possible (stores/combined.ts): with
+ * one token before any work, in as few store round trips as possible (stores/sequences.ts): with
  * the resource a GET reads (route-table `reads`), or, for a keyed POST, with its Idempotency-Key
  * claim (middleware/idempotency.ts).
  */
@@ -13,7 +13,6 @@ import type { ProblemSpec } from '../problem.ts';
 import { respondWithProblem } from './errors.ts';
 import { duplicatedSingleton } from './head.ts';
 import { matchRoute } from '../route-table.ts';
-import { takeAndGet } from '../stores/combined.ts';
 import type { RateLimitDecision, RateLimitPolicy, Stores } from '../stores/types.ts';
 import { INVALID_IDENTITY } from '../tokens.ts';
 import type { TokenRegistry } from '../tokens.ts';
@@ -104,7 +103,7 @@ export function rateLimit(config: Config, tokens: TokenRegistry, stores: Stores)
       return next();
     }
     ctx.state.route = match;
-    const { decision, resource } = await takeAndGet(stores, key, policy, { kind: reads, id });
+    const { decision, resource } = await stores.takeAndGet(key, policy, { kind: reads, id });
     ctx.state.readAlong = { kind: reads, id, resource };
     const answer = admit(ctx, decision);
     if (answer === false || (answer !== true && !(await answer))) return;

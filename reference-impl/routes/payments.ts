@@ -8,7 +8,6 @@ import { principalOf } from '../context.ts';
 import { getSchema } from '../../spec/schemas.ts';
 import { type CollectionQuerySpec, applyQuery, pageDocument, parseCollectionQuery } from '../query.ts';
 import { paymentRepresentation, transferRepresentation } from '../representations.ts';
-import { createResources } from '../stores/combined.ts';
 import type { ResourceStore, StoredResource } from '../stores/types.ts';
 import { CREATED_BY, created, createdResponse, getOwnedOr404, idParam, now, validBody } from './common.ts';
 
@@ -96,9 +95,9 @@ export function paymentsRoutes({ stores }: Deps): RouteSet {
     const createdAt = now();
     const userId = principalOf(ctx).userId;
     // The marker check, both ids, both records and the idempotent result in one step (one round
-    // trip to Redis, stores/combined.ts); an earlier attempt of this request that created the
+    // trip to Redis, stores/sequences.ts); an earlier attempt of this request that created the
     // payment without recording its result is answered instead (D-IDEMPOTENCY: exactly one result).
-    const outcome = await createResources(stores, {
+    const outcome = await stores.create({
       kinds: ['payments', 'transfers'],
       ...(marker === undefined ? {} : { marker: { kind: 'payments', value: marker } }),
       build([paymentId = 0, transferId = 0]) {

@@ -153,14 +153,12 @@ export type CreationOutcome =
   | { created: false; existing: StoredResource };
 
 /**
- * One-round-trip forms of the sequences a request runs on several stores. Each gives exactly the
- * result of the sub-store calls it names, run in that order; only the number of round trips
- * differs. Callers go through `stores/combined.ts`, which uses them only while the sub-stores in
- * `covers` are still the ones of the `Stores` object (a decorated sub-store, as in the broken
- * variants, gets the plain sequence, so nothing bypasses a decorator).
+ * The store sequences of one request, each one operation of the store so that an adapter runs it in
+ * as few round trips as it can. Each gives exactly the result of the sub-store calls it names, run in
+ * that order: the memory adapter runs those calls (stores/sequences.ts), the Redis adapter one
+ * script call per operation (stores/redis/combined.ts).
  */
-export interface CombinedOperations {
-  covers: { rateLimits: RateLimitStore; idempotency: IdempotencyStore; resources: ResourceStore };
+export interface RequestOperations {
   /** `rateLimits.take(key, policy)`, then `resources.get(read.kind, read.id)` when admitted. */
   takeAndGet(key: string, policy: RateLimitPolicy, read: ReadAlong): Promise<{ decision: RateLimitDecision; resource?: StoredResource }>;
   /** `rateLimits.take(key, policy)`, then `idempotency.claim(…)` when admitted. */
@@ -172,17 +170,18 @@ export interface CombinedOperations {
   create(creation: Creation): Promise<CreationOutcome>;
 }
 
-/** All stores of one server; the same object may back several app instances. */
-export interface Stores {
+/** The parts of a store: what a variant or a test decorates (then `sequenced` gives it its request operations). */
+export interface StoreParts {
   rateLimits: RateLimitStore;
   idempotency: IdempotencyStore;
   resources: ResourceStore;
-  /** Optional fewer-round-trip forms of multi-store sequences (the Redis adapter has them). */
-  combined?: CombinedOperations;
   /** Resolves when the backing store answers; rejects with StoreUnavailableError otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** All stores of one server; the same object may back several app instances. */
+export interface Stores extends StoreParts, RequestOperations {}
 
 /** Thrown by any store operation when the backing store cannot be reached in time: the app answers 503. */
 export class StoreUnavailableError extends Error {

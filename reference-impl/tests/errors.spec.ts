@@ -8,6 +8,7 @@ import { expect, test } from '@playwright/test';
 import { INJECTED_SECRET } from '../middleware/fault-injection.ts';
 import { ROUTES, allowedMethods } from '../route-table.ts';
 import { createMemoryStores } from '../stores/memory/index.ts';
+import { sequenced } from '../stores/sequences.ts';
 import { StoreUnavailableError, type Stores } from '../stores/types.ts';
 import { ALICE, type Reply, type TestServer, client, rawExchange, startTestServer } from './support/harness.ts';
 
@@ -216,7 +217,7 @@ function unreachable(stores: Stores, failing: 'resources' | 'rateLimits' | 'idem
     throw new StoreUnavailableError('connect ECONNREFUSED 127.0.0.1:6390');
   };
   const broken = new Proxy(stores[failing], { get: () => fail });
-  return { ...stores, [failing]: broken };
+  return sequenced({ ...stores, [failing]: broken });
 }
 
 test('a store whose operations fail answers 503 with the configured Retry-After', async () => {

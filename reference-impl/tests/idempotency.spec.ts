@@ -5,6 +5,7 @@
  */
 import { expect, test } from '@playwright/test';
 import { createMemoryStores } from '../stores/memory/index.ts';
+import { sequenced } from '../stores/sequences.ts';
 import { StoreUnavailableError, type Stores } from '../stores/types.ts';
 import { ALICE, BOB, type TestServer, client, startTestServer } from './support/harness.ts';
 
@@ -116,7 +117,7 @@ function gatedStores(): { stores: Stores; open: () => void; entered: Promise<voi
       return base.resources.nextId(kind);
     },
   };
-  return { stores: { ...base, resources }, open, entered };
+  return { stores: sequenced({ ...base, resources }), open, entered };
 }
 
 test('a key whose first request is still running is 409 idempotency-key-in-flight with Retry-After: 1', async () => {
@@ -172,14 +173,14 @@ test('when the result cannot be recorded, a retry after the lock expires returns
   const down = async (): Promise<never> => {
     throw new StoreUnavailableError('injected');
   };
-  const stores: Stores = {
+  const stores: Stores = sequenced({
     ...base,
     idempotency: {
       claim: (...args) => base.idempotency.claim(...args),
       complete: (...args) => (failing ? down() : base.idempotency.complete(...args)),
       release: (...args) => (failing ? down() : base.idempotency.release(...args)),
     },
-  };
+  });
   const flaky = await startTestServer({ idempotency: { ttlSeconds: 600, lockSeconds: 1 } }, stores);
   try {
     const api = client(flaky.url);

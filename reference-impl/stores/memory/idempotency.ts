@@ -10,12 +10,6 @@ interface IdempotencyRecord {
   expiresAtMs: number;
 }
 
-/** The memory idempotency store, with the synchronous calls that the memory combined operations (combined.ts) run inside their one step. */
-export interface MemoryIdempotency extends IdempotencyStore {
-  claimNow(key: string, fingerprint: string, lockSeconds: number): IdempotencyClaim;
-  completeNow(key: string, fingerprint: string, response: StoredResponse, ttlSeconds: number): void;
-}
-
 const CLAIMED: IdempotencyClaim = Object.freeze({ state: 'claimed' });
 const IN_FLIGHT: IdempotencyClaim = Object.freeze({ state: 'in-flight' });
 const MISMATCH: IdempotencyClaim = Object.freeze({ state: 'mismatch' });
@@ -25,7 +19,7 @@ const MISMATCH: IdempotencyClaim = Object.freeze({ state: 'mismatch' });
  * their retention time; expired records are swept. Every call runs synchronously inside one
  * promise job, so a claim is atomic within the process.
  */
-export function createMemoryIdempotency(clock: () => number): MemoryIdempotency {
+export function createMemoryIdempotency(clock: () => number): IdempotencyStore {
   const records = new Map<string, IdempotencyRecord>();
   // A Map iterates in insertion order, which is claim order, and records expire in about that order
   // (one lock time, then one retention time counted from completion): the sweep removes the expired
@@ -76,8 +70,6 @@ export function createMemoryIdempotency(clock: () => number): MemoryIdempotency 
   }
 
   return {
-    claimNow,
-    completeNow,
     async claim(key, fingerprint, lockSeconds) {
       return claimNow(key, fingerprint, lockSeconds);
     },

@@ -1,5 +1,5 @@
+import { sequenced } from '../sequences.ts';
 import type { Stores } from '../types.ts';
-import { createMemoryCombined } from './combined.ts';
 import { createMemoryIdempotency } from './idempotency.ts';
 import { createMemoryRateLimits } from './rate-limits.ts';
 import { createMemoryResources } from './resources.ts';
@@ -19,12 +19,11 @@ export function createMemoryStores(options: MemoryStoresOptions = {}): Stores {
   const rateLimits = createMemoryRateLimits(clock);
   const idempotency = createMemoryIdempotency(clock);
   const resources = createMemoryResources();
-  return {
+  return sequenced({
     rateLimits,
     idempotency,
     resources,
-    combined: createMemoryCombined(rateLimits, idempotency, resources),
     async ping() {},
     async close() {},
-  };
+  });
 }

@@ -10,18 +10,13 @@ interface Entry<S> {
   expiresAtMs: number;
 }
 
-/** The memory rate limits, with the synchronous take that the memory combined operations (combined.ts) run inside their one step. */
-export interface MemoryRateLimits extends RateLimitStore {
-  takeNow(key: string, policy: RateLimitPolicy): RateLimitDecision;
-}
-
 /**
  * In-process rate limiting with the pure bucket functions (D-RATE-LIMIT). A bucket whose state
  * would be "full" (token bucket) or "empty" (leaky bucket) is forgotten, so idle callers cost nothing.
  * One map per algorithm, keyed by the caller key itself (no `<algorithm>:<key>` string built, copied
  * and hashed on every request), and a live entry is updated in place.
  */
-export function createMemoryRateLimits(clock: () => number): MemoryRateLimits {
+export function createMemoryRateLimits(clock: () => number): RateLimitStore {
   const tokenBuckets = new Map<string, Entry<TokenBucketState>>();
   const leakyBuckets = new Map<string, Entry<LeakyBucketState>>();
   const sweeper = new Sweeper(clock, (now) => {
@@ -61,7 +56,6 @@ export function createMemoryRateLimits(clock: () => number): MemoryRateLimits {
   }
 
   return {
-    takeNow,
     async take(key, policy) {
       return takeNow(key, policy);
     },

@@ -3,14 +3,6 @@ import { flat } from './flat.ts';
 import { Table } from './table.ts';
 import type { ResourceKind, ResourceStore, StoredResource } from '../types.ts';
 
-/** The memory resources, with the synchronous calls that the memory combined operations (combined.ts) run inside their one step. */
-export interface MemoryResources extends ResourceStore {
-  nextIdNow(kind: ResourceKind): number;
-  getNow(kind: ResourceKind, id: number): StoredResource | undefined;
-  putNow(kind: ResourceKind, resource: StoredResource): void;
-  findCreatedByNow(kind: ResourceKind, marker: string): StoredResource | undefined;
-}
-
 /**
  * In-process resources: one Table per kind (table.ts: texts by id) and one id counter per kind (D-IDS:
  * ids are never reused). Values are kept as their JSON text (as Redis would keep them) and parsed on every read, so
@@ -18,7 +10,7 @@ export interface MemoryResources extends ResourceStore {
  * stringify-and-parse copy. The `CREATED_BY` index is one Map per kind keyed by the marker itself
  * (no `<kind>\n<marker>` copy of a long key built and hashed on every write and lookup).
  */
-export function createMemoryResources(): MemoryResources {
+export function createMemoryResources(): ResourceStore {
   const tables = new Map<ResourceKind, Table>();
   const sequences = new Map<ResourceKind, number>();
   const markerIndexes = new Map<ResourceKind, Map<string, number>>();
@@ -54,16 +46,7 @@ export function createMemoryResources(): MemoryResources {
     return found === undefined ? undefined : parse(found);
   }
 
-  function findCreatedByNow(kind: ResourceKind, marker: string): StoredResource | undefined {
-    const id = markerIndexes.get(kind)?.get(marker);
-    return id === undefined ? undefined : getNow(kind, id);
-  }
-
   return {
-    nextIdNow,
-    getNow,
-    putNow,
-    findCreatedByNow,
     async nextId(kind) {
       return nextIdNow(kind);
     },

@@ -1,12 +1,26 @@
 import { randomInt } from 'node:crypto';
 import { assertPolicy } from '../../rate-limit/rounding.ts';
 import { CREATED_BY } from '../types.ts';
-import type { CombinedOperations, Creation, IdempotencyStore, RateLimitStore, ResourceStore, StoredResource } from '../types.ts';
+import type {
+  ClaimAlong,
+  Creation,
+  CreationOutcome,
+  IdempotencyClaim,
+  IdempotencyStore,
+  RateLimitDecision,
+  RateLimitPolicy,
+  RateLimitStore,
+  RequestOperations,
+  ResourceStore,
+  StoredResource,
+} from '../types.ts';
 import { Batcher, CallFailed } from './batcher.ts';
+import { NEXT_ID_LUA } from './clock-ids.ts';
 import { lua } from './connection.ts';
 import type { RedisConnection } from './connection.ts';
 import { claimOf, completedRecord, inFlight, toMs } from './idempotency.ts';
 import type { RedisKeys } from './keys.ts';
+import { ReplicaWaitError } from './replica-waits.ts';
 import { LEAKY_BUCKET_THEN_CLAIM } from './rate-limit-scripts.ts';
 import { decisionOf } from './rate-limits.ts';
 import type { TokenTakes } from './token-takes.ts';
@@ -39,10 +53,11 @@ const PLACEHOLDER_PATTERNS = PLACEHOLDER_TEXTS.map((text) => text.replace(/[-.]/
  * Every text is the JSON `build` gave for the placeholder ids; the script puts the real ids in their
  * place (gsub of placeholder i by id i). Every argument of a plan is read before it runs, so a plan
  * that returns early leaves the cursor at the next one.
+ * Ids come from next_id (clock-ids.ts, D-IDS).
  * Reply, one per plan: { 0, existing JSON } when the marker names a live resource, else { 1, id1, id2, … }.
  * Item keys are made from their prefix, which shares the `{res}` hash tag (keys.ts): one slot.
  */
-const CREATE = lua(`
+const CREATE = lua(`${NEXT_ID_LUA}
 local cursor = 1
 local function arg()
   local value = ARGV[cursor]
@@ -73,11 +88,16 @@ local function create()
     local id = redis.call('GET', KEYS[check])
     if id then
       local existing = redis.call('GET', checkItem .. id)
-      if existing then return { 0, existing } end
+      if existing then
+        -- Rewritten as it is: a write, so a WAIT after this script (D-STORE-DURABILITY) also covers
+        -- the earlier attempt's writes that another connection made.
+        redis.call('SET', KEYS[check], id)
+        return { 0, existing }
+      end
     end
   end
   local ids = {}
-  for i, seq in ipairs(seqs) do ids[i] = string.format('%d', redis.call('INCR', seq)) end
+  for i, seq in ipairs(seqs) do ids[i] = next_id(seq) end
   for _, item in ipairs(items) do
     local id = ids[item.id]
     redis.call('SET', item.prefix .. id, fill(item.json, ids))
@@ -120,7 +140,7 @@ class ScriptArguments {
 }
 
 /**
- * The Redis adapter's one-round-trip operations (types.ts CombinedOperations). On one Redis: token
+ * The Redis adapter's one-round-trip operations (types.ts RequestOperations). On one Redis: token
  * and read in one script, token and claim in one script, and a creation with its idempotent result
  * in one script. On a Cluster the keys of one script share a hash tag (keys.ts), so: token and claim
  * stay one script (a caller's bucket and records share its tag); the token and the read go out
@@ -132,7 +152,7 @@ export function createRedisCombined(
   keys: RedisKeys,
   covers: { rateLimits: RateLimitStore; idempotency: IdempotencyStore; resources: ResourceStore },
   tokenTakes: TokenTakes,
-): CombinedOperations {
+): RequestOperations {
   const parse = (raw: unknown): StoredResource | undefined =>
     typeof raw === 'string' && raw !== '' ? (JSON.parse(raw) as StoredResource) : undefined;
 
@@ -190,8 +210,6 @@ export function createRedisCombined(
   });
 
   return {
-    covers,
-
     async takeAndGet(key, policy, read) {
       assertPolicy(policy);
       if (policy.algorithm !== 'token-bucket') {
@@ -214,42 +232,55 @@ export function createRedisCombined(
     },
 
     async takeAndClaim(key, policy, claim) {
-      assertPolicy(policy);
-      if (connection.clustered && keys.tagOf(key) !== keys.tagOf(claim.key)) {
-        const decision = await covers.rateLimits.take(key, policy);
-        if (!decision.allowed) return { decision };
-        return { decision, claim: await covers.idempotency.claim(claim.key, claim.fingerprint, claim.lockSeconds) };
+      try {
+        return await takeThenClaim(key, policy, claim);
+      } catch (error) {
+        // D-STORE-DURABILITY: the claim may have been made, and the answer is a 503: free it, so the
+        // retry runs the work instead of waiting out the lock (RELEASE removes only a claim in flight).
+        if (error instanceof ReplicaWaitError) await covers.idempotency.release(claim.key, claim.fingerprint).catch(() => undefined);
+        throw error;
       }
-      const record = keys.idempotency(claim.key);
-      if (policy.algorithm === 'token-bucket') {
-        const along = { kind: 'claim', key: record, record: inFlight(claim.fingerprint), lockMs: toMs(claim.lockSeconds) } as const;
-        const taken = await tokenTakes.take(key, policy, along);
-        if (!taken.decision.allowed) return { decision: taken.decision };
-        return { decision: taken.decision, claim: claimOf(taken.along, claim.fingerprint) };
-      }
-      const reply = await connection.script(
-        LEAKY_BUCKET_THEN_CLAIM,
-        [keys.bucket(key, true), record],
-        [policy.capacity, policy.refillPerSecond, inFlight(claim.fingerprint), toMs(claim.lockSeconds)],
-      );
-      const decision = decisionOf(reply, policy);
-      if (!decision.allowed) return { decision };
-      return { decision, claim: claimOf((reply as unknown[])[5], claim.fingerprint) };
     },
 
-    async create(creation) {
-      const reply = await creations.add(creation);
-      if (!Array.isArray(reply) || reply.length < 1) throw new Error('unexpected reply from the creation script');
-      if (Number(reply[0]) === 0) {
-        const existing = parse(reply[1]);
-        if (existing === undefined) throw new Error('unexpected reply from the creation script');
-        return { created: false, existing };
-      }
-      const ids = reply.slice(1).map(Number);
-      const built = creation.build(ids);
-      const done = creation.complete;
-      if (done !== undefined && connection.clustered) await covers.idempotency.complete(done.key, done.fingerprint, built.response, done.ttlSeconds);
-      return { created: true, ids, ...built };
-    },
+    create: createNow,
   };
+
+  async function takeThenClaim(key: string, policy: RateLimitPolicy, claim: ClaimAlong): Promise<{ decision: RateLimitDecision; claim?: IdempotencyClaim }> {
+    assertPolicy(policy);
+    if (connection.clustered && keys.tagOf(key) !== keys.tagOf(claim.key)) {
+      const decision = await covers.rateLimits.take(key, policy);
+      if (!decision.allowed) return { decision };
+      return { decision, claim: await covers.idempotency.claim(claim.key, claim.fingerprint, claim.lockSeconds) };
+    }
+    const record = keys.idempotency(claim.key);
+    if (policy.algorithm === 'token-bucket') {
+      const along = { kind: 'claim', key: record, record: inFlight(claim.fingerprint), lockMs: toMs(claim.lockSeconds) } as const;
+      const taken = await tokenTakes.take(key, policy, along);
+      if (!taken.decision.allowed) return { decision: taken.decision };
+      return { decision: taken.decision, claim: claimOf(taken.along, claim.fingerprint) };
+    }
+    const reply = await connection.script(
+      LEAKY_BUCKET_THEN_CLAIM,
+      [keys.bucket(key, true), record],
+      [policy.capacity, policy.refillPerSecond, inFlight(claim.fingerprint), toMs(claim.lockSeconds)],
+    );
+    const decision = decisionOf(reply, policy);
+    if (!decision.allowed) return { decision };
+    return { decision, claim: claimOf((reply as unknown[])[5], claim.fingerprint) };
+  }
+
+  async function createNow(creation: Creation): Promise<CreationOutcome> {
+    const reply = await creations.add(creation);
+    if (!Array.isArray(reply) || reply.length < 1) throw new Error('unexpected reply from the creation script');
+    if (Number(reply[0]) === 0) {
+      const existing = parse(reply[1]);
+      if (existing === undefined) throw new Error('unexpected reply from the creation script');
+      return { created: false, existing };
+    }
+    const ids = reply.slice(1).map(Number);
+    const built = creation.build(ids);
+    const done = creation.complete;
+    if (done !== undefined && connection.clustered) await covers.idempotency.complete(done.key, done.fingerprint, built.response, done.ttlSeconds);
+    return { created: true, ids, ...built };
+  }
 }

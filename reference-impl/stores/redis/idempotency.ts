@@ -10,10 +10,17 @@ export interface IdempotencyRecord {
   response?: StoredResponse;
 }
 
-/** KEYS[1]; ARGV = in-flight record, lock ms. Returns the existing record, or nil after claiming. */
+/**
+ * KEYS[1]; ARGV = in-flight record, lock ms. Returns the existing record, or nil after claiming. A
+ * completed record is rewritten as it is (same value, same expiry): a write, so the WAIT that follows
+ * a replay confirms the record even when another connection wrote it (D-STORE-DURABILITY).
+ */
 const CLAIM = lua(`
 local existing = redis.call('GET', KEYS[1])
-if existing then return existing end
+if existing then
+  if string.find(existing, '"state":"completed"', 1, true) then redis.call('SET', KEYS[1], existing, 'KEEPTTL') end
+  return existing
+end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return false
 `);

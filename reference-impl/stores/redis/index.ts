@@ -4,6 +4,7 @@ import { connectRedis } from './connection.ts';
 import { createRedisIdempotency } from './idempotency.ts';
 import { redisKeys } from './keys.ts';
 import { createRedisRateLimits } from './rate-limits.ts';
+import { type Durability, withReplicaWaits } from './replica-waits.ts';
 import { createRedisResources } from './resources.ts';
 import { createTokenTakes } from './token-takes.ts';
 
@@ -18,6 +19,8 @@ export interface RedisStoresOptions {
   commandTimeoutMs?: number;
   /** Connection attempt timeout (default: the command timeout). */
   connectTimeoutMs?: number;
+  /** Replicas that must confirm every write an answer promises, and how long to wait (D-STORE-DURABILITY; default: none). */
+  durability?: Durability;
 }
 
 /**
@@ -27,7 +30,7 @@ export interface RedisStoresOptions {
  */
 export function createRedisStores(options: RedisStoresOptions): Stores {
   const keys = redisKeys(options.keyPrefix ?? 'hac:');
-  const connection = connectRedis(options);
+  const connection = withReplicaWaits(connectRedis(options), options.durability);
   const tokenTakes = createTokenTakes(connection, keys);
   const rateLimits = createRedisRateLimits(connection, keys, tokenTakes);
   const idempotency = createRedisIdempotency(connection, keys);
@@ -36,7 +39,7 @@ export function createRedisStores(options: RedisStoresOptions): Stores {
     rateLimits,
     idempotency,
     resources,
-    combined: createRedisCombined(connection, keys, { rateLimits, idempotency, resources }, tokenTakes),
+    ...createRedisCombined(connection, keys, { rateLimits, idempotency, resources }, tokenTakes),
     async ping() {
       await connection.run((c) => c.ping());
     },

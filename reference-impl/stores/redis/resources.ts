@@ -1,5 +1,6 @@
 import { CREATED_BY } from '../types.ts';
 import type { ResourceKind, ResourceStore, StoredResource } from '../types.ts';
+import { NEXT_ID } from './clock-ids.ts';
 import { lua } from './connection.ts';
 import type { RedisConnection } from './connection.ts';
 import type { RedisKeys } from './keys.ts';
@@ -51,9 +52,9 @@ const MGET_BATCH = 500;
 
 /**
  * Resources in Redis (key names in keys.ts, all under one hash tag): an item key holds the JSON, a
- * sorted set per kind (score = id) orders them for `list`, a sequence per kind allocates ids with
- * INCR (never reused), a marker key per kind and sha256 of a creation marker (`CREATED_BY`) maps it
- * to its id; `put` and `putAll` write all three in one Lua script.
+ * sorted set per kind (score = id) orders them for `list`, a sequence per kind allocates ids
+ * (clock-ids.ts: never reused, not even after a failover rolled the sequence back), a marker key
+ * per kind and sha256 of a creation marker (`CREATED_BY`) maps it to its id; `put` and `putAll` write all three in one Lua script.
  * `update` is an optimistic compare-and-set loop, so concurrent updates never lose a write.
  */
 export function createRedisResources(connection: RedisConnection, keys: RedisKeys): ResourceStore {
@@ -80,7 +81,7 @@ export function createRedisResources(connection: RedisConnection, keys: RedisKey
 
   return {
     async nextId(kind) {
-      return connection.run((c) => c.incr(sequenceKey(kind)));
+      return Number(await connection.script(NEXT_ID, [sequenceKey(kind)], []));
     },
     async reserveIds(kind, upTo) {
       await connection.script(RESERVE, [sequenceKey(kind)], [Math.floor(upTo)]);

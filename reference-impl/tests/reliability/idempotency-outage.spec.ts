@@ -7,6 +7,7 @@
  */
 import { expect, test } from '@playwright/test';
 import { createMemoryStores } from '../../stores/memory/index.ts';
+import { sequenced } from '../../stores/sequences.ts';
 import { StoreUnavailableError, type Stores } from '../../stores/types.ts';
 import { ALICE, type TestServer, client, startTestServer } from '../support/harness.ts';
 import { pollUntil } from './support/timed.ts';
@@ -23,7 +24,7 @@ interface Faults {
 function faultyStores(faults: Faults): Stores {
   const inner = createMemoryStores();
   const down = (what: string): StoreUnavailableError => new StoreUnavailableError(`injected: ${what}`);
-  return {
+  return sequenced({
     ...inner,
     idempotency: {
       claim: (...args) => inner.idempotency.claim(...args),
@@ -57,7 +58,7 @@ function faultyStores(faults: Faults): Stores {
         return inner.resources.put(kind, resource);
       },
     },
-  };
+  });
 }
 
 const LOCK_SECONDS = 1;

@@ -1,5 +1,6 @@
 import { test, expect } from '@playwright/test';
-import { createResources, takeAndClaim, takeAndGet } from '../../stores/combined.ts';
+import { sequenced } from '../../stores/sequences.ts';
+import { creationMarker, replayNamesItsWork } from '../../stores/replay-check.ts';
 import { CREATED_BY } from '../../stores/types.ts';
 import type { RateLimitPolicy, StoredResource, StoredResponse, Stores } from '../../stores/types.ts';
 import { type AdapterUnderTest, type Backing, delay, firstTimeGone, openStoresPerTest } from '../stores-helpers.ts';
@@ -27,6 +28,13 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       backing = b;
       stores = s;
     });
+    // D-IDS: the memory store counts 1, 2, 3, …; the Redis adapter's ids also carry its clock
+    // (stores/redis/clock-ids.ts), so there they only increase. Both: never reused, gaps allowed.
+    const counts = adapter.name === 'memory';
+    const ascending = (ids: number[]): void => {
+      for (const id of ids) expect(Number.isSafeInteger(id) && id >= 1, `id ${id}`).toBe(true);
+      for (let i = 1; i < ids.length; i += 1) expect(ids[i]!).toBeGreaterThan(ids[i - 1]!);
+    };
 
     test.describe('resources', () => {
       test('put, get, overwrite and delete round-trip a resource', async () => {
@@ -56,26 +64,35 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
         expect(await stores.resources.findCreatedBy('payments', 'token:a:key-1 POST /payments abc')).toBeUndefined();
       });
 
-      test('ids start at 1, increase per kind and are never reused, even after a delete', async () => {
+      test('ids increase per kind (from 1 on memory) and are never reused, even after a delete', async () => {
         const users = [await stores.resources.nextId('users'), await stores.resources.nextId('users'), await stores.resources.nextId('users')];
-        expect(users).toEqual([1, 2, 3]);
-        expect(await stores.resources.nextId('orders')).toBe(1);
-        await stores.resources.put('users', { id: 3 });
-        await stores.resources.delete('users', 3);
-        expect(await stores.resources.nextId('users')).toBe(4);
+        ascending(users);
+        if (counts) expect(users).toEqual([1, 2, 3]);
+        const order = await stores.resources.nextId('orders');
+        if (counts) expect(order).toBe(1);
+        await stores.resources.put('users', { id: users[2]! });
+        await stores.resources.delete('users', users[2]!);
+        const next = await stores.resources.nextId('users');
+        expect(next).toBeGreaterThan(users[2]!);
+        if (counts) expect(next).toBe(4);
       });
 
       test('reserveIds raises the sequence and never lowers it', async () => {
         await stores.resources.reserveIds('authors', 10);
-        expect(await stores.resources.nextId('authors')).toBe(11);
+        const first = await stores.resources.nextId('authors');
+        expect(first).toBeGreaterThan(10);
         await stores.resources.reserveIds('authors', 5);
-        await stores.resources.reserveIds('authors', 11);
-        expect(await stores.resources.nextId('authors')).toBe(12);
+        await stores.resources.reserveIds('authors', first);
+        const second = await stores.resources.nextId('authors');
+        expect(second).toBeGreaterThan(first);
+        if (counts) expect([first, second]).toEqual([11, 12]);
       });
 
-      test('100 concurrent nextId calls return 100 distinct ids 1..100', async () => {
+      test('100 concurrent nextId calls return 100 distinct ids (1..100 on memory)', async () => {
         const ids = await Promise.all(Array.from({ length: 100 }, () => stores.resources.nextId('comments')));
-        expect([...ids].sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+        const sorted = [...ids].sort((a, b) => a - b);
+        ascending(sorted);
+        if (counts) expect(sorted).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
       });
 
       test('list returns every resource of the kind in ascending id order', async () => {
@@ -289,7 +306,7 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       });
     });
 
-    test.describe('combined operations (stores/combined.ts): the result of the sub-store calls they stand for', () => {
+    test.describe('request operations (types.ts RequestOperations): the result of the sub-store calls they stand for', () => {
       const TOKEN = 'token:0a1b2c';
       /** A payment and its transfer, as POST /payments builds them. */
       const paymentCreation = (marker: string, complete?: { key: string; fingerprint: string; ttlSeconds: number }) => ({
@@ -309,12 +326,12 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       test('takeAndGet takes one token and reads the resource; a rejected take reads nothing', async () => {
         await stores.resources.put('users', { id: 3, name: 'cy' });
         const policy = bucket(2, 0.001);
-        const first = await takeAndGet(stores, TOKEN, policy, { kind: 'users', id: 3 });
+        const first = await stores.takeAndGet(TOKEN, policy, { kind: 'users', id: 3 });
         expect(first).toEqual({ decision: expect.objectContaining({ allowed: true, remaining: 1 }), resource: { id: 3, name: 'cy' } });
-        const absent = await takeAndGet(stores, TOKEN, policy, { kind: 'users', id: 4 });
+        const absent = await stores.takeAndGet(TOKEN, policy, { kind: 'users', id: 4 });
         expect(absent.decision).toMatchObject({ allowed: true, remaining: 0 });
         expect(absent.resource).toBeUndefined();
-        const rejected = await takeAndGet(stores, TOKEN, policy, { kind: 'users', id: 3 });
+        const rejected = await stores.takeAndGet(TOKEN, policy, { kind: 'users', id: 3 });
         expect(rejected.decision).toMatchObject({ allowed: false, retryAfterSeconds: expect.any(Number) });
         expect(rejected.resource).toBeUndefined();
       });
@@ -322,12 +339,12 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       test('takeAndClaim claims only when the token is admitted; a repeat is in flight, then a replay', async () => {
         const policy = bucket(2, 0.001);
         const key = `${TOKEN}:pay-1`;
-        expect(await takeAndClaim(stores, TOKEN, policy, { key, fingerprint: 'fp', lockSeconds: 30 })).toEqual({
+        expect(await stores.takeAndClaim(TOKEN, policy, { key, fingerprint: 'fp', lockSeconds: 30 })).toEqual({
           decision: expect.objectContaining({ allowed: true, remaining: 1 }),
           claim: { state: 'claimed' },
         });
-        expect((await takeAndClaim(stores, TOKEN, policy, { key, fingerprint: 'fp', lockSeconds: 30 })).claim).toEqual({ state: 'in-flight' });
-        const rejected = await takeAndClaim(stores, TOKEN, policy, { key: `${TOKEN}:pay-2`, fingerprint: 'fp', lockSeconds: 30 });
+        expect((await stores.takeAndClaim(TOKEN, policy, { key, fingerprint: 'fp', lockSeconds: 30 })).claim).toEqual({ state: 'in-flight' });
+        const rejected = await stores.takeAndClaim(TOKEN, policy, { key: `${TOKEN}:pay-2`, fingerprint: 'fp', lockSeconds: 30 });
         expect(rejected.decision.allowed).toBe(false);
         expect(rejected.claim).toBeUndefined();
         expect(await stores.idempotency.claim(`${TOKEN}:pay-2`, 'fp', 30)).toEqual({ state: 'claimed' });
@@ -340,50 +357,76 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
         const second = adapter.name !== 'memory' ? backing.instance() : stores;
         const results = await Promise.all(
           Array.from({ length: 100 }, (_, i) =>
-            takeAndClaim(i % 2 === 0 ? stores : second, TOKEN, bucket(10, 0.001), { key: `${TOKEN}:k${i}`, fingerprint: 'fp', lockSeconds: 30 }),
+            (i % 2 === 0 ? stores : second).takeAndClaim(TOKEN, bucket(10, 0.001), { key: `${TOKEN}:k${i}`, fingerprint: 'fp', lockSeconds: 30 }),
           ),
         );
         expect(results.filter((r) => r.decision.allowed)).toHaveLength(10);
         expect(results.filter((r) => r.claim?.state === 'claimed')).toHaveLength(10);
       });
 
-      test('createResources allocates ids, writes the records with their marker and completes the key with the response', async () => {
+      test('create allocates ids, writes the records with their marker and completes the key with the response', async () => {
         await stores.resources.reserveIds('payments', 41);
         const key = `${TOKEN}:create`;
         await stores.idempotency.claim(key, 'fp', 30);
-        const outcome = await createResources(stores, paymentCreation('m-1', { key, fingerprint: 'fp', ttlSeconds: 60 }));
-        expect(outcome).toMatchObject({ created: true, ids: [42, 1] });
-        const payment = { id: 42, transferId: 1, amount: 1250, note: 'see /transfers/1', [CREATED_BY]: 'm-1' };
-        expect(await stores.resources.get('payments', 42)).toEqual(payment);
-        expect(await stores.resources.get('transfers', 1)).toEqual({ id: 1, paymentId: 42, amount: 1250 });
+        const outcome = await stores.create(paymentCreation('m-1', { key, fingerprint: 'fp', ttlSeconds: 60 }));
+        if (!outcome.created) throw new Error('nothing was created');
+        const [p = 0, t = 0] = outcome.ids;
+        expect(p).toBeGreaterThan(41);
+        expect(t).toBeGreaterThanOrEqual(1);
+        if (counts) expect(outcome.ids).toEqual([42, 1]);
+        const payment = { id: p, transferId: t, amount: 1250, note: `see /transfers/${t}`, [CREATED_BY]: 'm-1' };
+        expect(await stores.resources.get('payments', p)).toEqual(payment);
+        expect(await stores.resources.get('transfers', t)).toEqual({ id: t, paymentId: p, amount: 1250 });
         expect(await stores.resources.list('payments')).toEqual([payment]);
         expect(await stores.resources.findCreatedBy('payments', 'm-1')).toEqual(payment);
-        const recorded = { status: 201, headers: { location: '/payments/42' }, body: { id: 42, transfer: '/transfers/1' } };
-        if (outcome.created) expect(outcome.response).toEqual(recorded);
+        const recorded = { status: 201, headers: { location: `/payments/${p}` }, body: { id: p, transfer: `/transfers/${t}` } };
+        expect(outcome.response).toEqual(recorded);
         expect(await stores.idempotency.claim(key, 'fp', 30)).toEqual({ state: 'completed', response: recorded });
-        expect(await stores.resources.nextId('payments')).toBe(43);
+        expect(await stores.resources.nextId('payments')).toBeGreaterThan(p);
       });
 
-      test('createResources returns what an earlier attempt created under the same marker, and creates nothing', async () => {
-        const first = await createResources(stores, paymentCreation('m-2'));
-        const again = await createResources(stores, paymentCreation('m-2'));
+      test('create returns what an earlier attempt created under the same marker, and creates nothing', async () => {
+        const first = await stores.create(paymentCreation('m-2'));
+        const again = await stores.create(paymentCreation('m-2'));
         expect(first.created).toBe(true);
-        expect(again).toEqual({ created: false, existing: expect.objectContaining({ id: 1, [CREATED_BY]: 'm-2' }) });
+        expect(again).toEqual({ created: false, existing: expect.objectContaining({ id: first.created ? first.ids[0] : 0, [CREATED_BY]: 'm-2' }) });
         expect(await stores.resources.list('payments')).toHaveLength(1);
         expect(await stores.resources.list('transfers')).toHaveLength(1);
       });
 
-      test('a decorated sub-store is used, never bypassed', async () => {
+      test('a replay names its own work only: not once the resource is gone (rollback), nor when its id holds another key\'s resource', async () => {
+        const key = `${TOKEN}:replay-check`;
+        const marker = creationMarker(key, 'fp');
+        await stores.idempotency.claim(key, 'fp', 30);
+        const outcome = await stores.create(paymentCreation(marker, { key, fingerprint: 'fp', ttlSeconds: 60 }));
+        if (!outcome.created) throw new Error('nothing was created');
+        const claim = await stores.idempotency.claim(key, 'fp', 30);
+        if (claim.state !== 'completed') throw new Error(`the key is ${claim.state}`);
+        expect(await replayNamesItsWork(stores.resources, marker, claim.response)).toBe(true);
+        // Another key's request never gets this receipt, even with the same fingerprint.
+        expect(await replayNamesItsWork(stores.resources, creationMarker(`${TOKEN}:other`, 'fp'), claim.response)).toBe(false);
+        // A rollback: the record survived, the payment did not (a replica that was behind was promoted).
+        const payment = await stores.resources.get('payments', outcome.ids[0]!);
+        await stores.resources.delete('payments', outcome.ids[0]!);
+        expect(await replayNamesItsWork(stores.resources, marker, claim.response)).toBe(false);
+        // Then the id was handed out again, to another key's payment.
+        await stores.resources.put('payments', { ...payment!, [CREATED_BY]: creationMarker(`${TOKEN}:thief`, 'fp2') });
+        expect(await replayNamesItsWork(stores.resources, marker, claim.response)).toBe(false);
+        // A stored answer that names no resource (a 4xx, a 200) is replayed as it is.
+        expect(await replayNamesItsWork(stores.resources, marker, { status: 422, headers: {}, body: null })).toBe(true);
+      });
+
+      test('a decorated sub-store is used through sequenced, never bypassed', async () => {
         await stores.resources.put('users', { id: 5 });
         const seen: string[] = [];
-        const decorated: Stores = {
+        const decorated: Stores = sequenced({
           ...stores,
           rateLimits: { take: async (key, policy) => (seen.push(key), stores.rateLimits.take(key, policy)) },
           resources: { ...stores.resources, putAll: async (entries) => (seen.push(`putAll ${entries.length}`), stores.resources.putAll(entries)) },
-        };
-        await takeAndGet(decorated, TOKEN, bucket(5, 1), { kind: 'users', id: 5 });
-        await takeAndClaim(decorated, TOKEN, bucket(5, 1), { key: `${TOKEN}:d`, fingerprint: 'fp', lockSeconds: 30 });
-        await createResources(decorated, paymentCreation('m-3'));
+        });
+        await decorated.takeAndGet(TOKEN, bucket(5, 1), { kind: 'users', id: 5 });
+        await decorated.takeAndClaim(TOKEN, bucket(5, 1), { key: `${TOKEN}:d`, fingerprint: 'fp', lockSeconds: 30 });
+        await decorated.create(paymentCreation('m-3'));
         expect(seen).toEqual([TOKEN, TOKEN, 'putAll 2']);
       });
     });
