@@ -1,16 +1,34 @@
 /**
  * Every error the suite can provoke from a profile alone, as named requests with the status the
- * conventions give them (document section 7 "Status codes"). The envelope checks run over all of them.
+ * project gives them (`status`) and the statuses the document allows (`accepted`, D-SUITE-TRUST):
+ * where the document's status table fixes the answer they are the same; where it does not (a body
+ * without a JSON media type: the table has no 415) every 4xx is allowed and the project's choice is
+ * a SHOULD of its own. The envelope checks run over all of them.
  */
 import { uniqueValue, fillTemplate } from './template.ts';
 import type { HttpResponse } from './http.ts';
-import { unknownItemPath } from './target.ts';
 import type { Target } from './target.ts';
 
 export interface Provocation {
   name: string;
+  /** The project's answer (document section 7 "Status codes", or the project's SHOULD where the table has none). */
   status: number;
+  /** The answers a MUST accepts: `status` alone where the document fixes it (D-SUITE-TRUST). */
+  accepted: readonly number[];
   send(): Promise<HttpResponse>;
+}
+
+/** Every 4xx: "4xx means the client must change something" (document section 7) is all the document says of them. */
+const ANY_4XX: readonly number[] = Array.from({ length: 100 }, (_, i) => 400 + i);
+
+/** `provocation` with exactly its own status accepted (the document's table fixes it). */
+function fixed(provocation: Omit<Provocation, 'accepted'>): Provocation {
+  return { ...provocation, accepted: [provocation.status] };
+}
+
+/** How a MUST names what a provocation accepts, for failure messages. */
+export function acceptedText(provocation: Provocation): string {
+  return provocation.accepted === ANY_4XX ? 'a 4xx' : provocation.accepted.join(' or ');
 }
 
 const methodsToTry = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -19,54 +37,56 @@ const methodsToTry = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'
 export function provocations(target: Target): Provocation[] {
   const { profile, client, anonymous } = target;
   const list: Provocation[] = [];
-  list.push({ name: 'unknown route', status: 404, send: () => anonymous.get(`/hac-no-such-route-${uniqueValue()}`) });
-  const withItems = target.collectionsWithItems()[0];
-  if (withItems) {
-    list.push({ name: `unknown id in ${withItems.itemPath}`, status: 404, send: () => client.get(unknownItemPath(withItems.itemPath)) });
-  }
+  list.push(fixed({ name: 'unknown route', status: 404, send: () => anonymous.get(`/hac-no-such-route-${uniqueValue()}`) }));
+  // A method the item path allows: a DELETE-only item path answers GET with 405, rightly (D-SUITE-TRUST).
+  const unknownItem = target.collectionsWithItems().map((c) => target.unknownItemRequest(c)).find((r) => r !== undefined);
+  if (unknownItem) list.push(fixed({ name: `unknown id: ${unknownItem.method} ${unknownItem.path}`, status: 404, send: unknownItem.send }));
   const first = profile.collections[0];
   const disallowed = first ? methodsToTry.find((m) => m !== 'HEAD' && !first.methods.includes(m)) : undefined;
   if (first && disallowed) {
-    list.push({ name: `${disallowed} ${first.path}`, status: 405, send: () => client.request(disallowed, first.path) });
+    list.push(fixed({ name: `${disallowed} ${first.path}`, status: 405, send: () => client.request(disallowed, first.path) }));
   }
   const creatable = target.creatable();
   if (creatable) {
-    list.push({
+    list.push(fixed({
       name: `malformed JSON to ${creatable.path}`,
       status: 400,
       send: () => client.request('POST', creatable.path, { body: '{"broken": ', headers: { 'content-type': 'application/json' } }),
-    });
+    }));
+    // The status table has no 415: 400, 415 or 422 are all allowed (MEDIA-TYPE-415 asks for 415).
     list.push({
       name: `text/plain body to ${creatable.path}`,
       status: 415,
+      accepted: ANY_4XX,
       send: () => client.request('POST', creatable.path, { body: JSON.stringify(fillTemplate(creatable.create)), headers: { 'content-type': 'text/plain' } }),
     });
   }
   const invalid = profile.collections.find((c) => c.invalid !== undefined && c.methods.includes('POST'));
   if (invalid?.invalid) {
     const body = invalid.invalid.body;
-    list.push({ name: `invalid body to ${invalid.path}`, status: 422, send: () => client.post(invalid.path, body) });
+    list.push(fixed({ name: `invalid body to ${invalid.path}`, status: 422, send: () => client.post(invalid.path, body) }));
   }
   const prot = profile.protected;
-  list.push({ name: `${prot.method} ${prot.path} without a token`, status: 401, send: () => anonymous.request(prot.method, prot.path, jsonOf(prot.body)) });
-  list.push({
+  const withoutToken = (): Promise<HttpResponse> => anonymous.request(prot.method, prot.path, jsonOf(prot.body));
+  list.push(fixed({ name: `${prot.method} ${prot.path} without a token`, status: 401, send: withoutToken }));
+  list.push(fixed({
     name: `${prot.method} ${prot.path} with an unknown token`,
     status: 401,
     send: () => client.request(prot.method, prot.path, { ...jsonOf(prot.body), token: `hac-unknown-${uniqueValue()}` }),
-  });
+  }));
   const limited = profile.tokens.limited;
   if (limited) {
-    list.push({
+    list.push(fixed({
       name: `${limited.request.method} ${limited.request.path} with the limited token`,
       status: 403,
       send: () => client.request(limited.request.method, limited.request.path, { ...jsonOf(limited.request.body), token: limited.token }),
-    });
+    }));
   }
   const fault = profile.features?.faultInjection;
   if (fault && first) {
     for (const status of [500, 503]) {
       const send = (): Promise<HttpResponse> => client.get(first.path, { headers: { [fault.header]: String(status) } });
-      list.push({ name: `injected ${status} on GET ${first.path}`, status, send });
+      list.push(fixed({ name: `injected ${status} on GET ${first.path}`, status, send }));
     }
   }
   return list;
