@@ -53,6 +53,10 @@ export interface RunEnvironment {
   caFile?: string;
   /** HAC_INSECURE=1 (`--insecure`): TLS verification off, reported as a warning of the run. */
   insecure: boolean;
+  /** HAC_HAR_DIR (`--har FILE`): where the workers append the HAR entries of every exchange (D-HAR). */
+  harDir?: string;
+  /** HAC_HAR_SECRETS=1 (`--har-secrets`): the HAR keeps tokens unmasked. */
+  harSecrets: boolean;
 }
 
 function positiveInteger(text: string | undefined): number | undefined {
@@ -85,6 +89,8 @@ export function runEnvironment(env: NodeJS.ProcessEnv = process.env): RunEnviron
     ...(env.HAC_RATE_LIMIT_ALGORITHM ? { rateLimitAlgorithm: env.HAC_RATE_LIMIT_ALGORITHM } : {}),
     ...(env.HAC_CA_FILE ? { caFile: env.HAC_CA_FILE } : {}),
     insecure: env.HAC_INSECURE === '1',
+    ...(env.HAC_HAR_DIR ? { harDir: env.HAC_HAR_DIR } : {}),
+    harSecrets: env.HAC_HAR_SECRETS === '1',
   };
 }
 
@@ -110,6 +116,8 @@ export interface SuiteSettings {
   workers?: number;
   /** The user's selection, for the report (the Playwright pattern goes on the command line). */
   grep?: string;
+  /** `--har FILE`: the directory of the workers' HAR parts, and whether tokens stay unmasked (D-HAR). */
+  har?: { dir: string; secrets: boolean };
 }
 
 /** The environment of the suite process: `base` (the CLI's own) with the contract's variables set (the CLI's side). */
@@ -128,5 +136,11 @@ export function suiteEnvironment(settings: SuiteSettings, base: NodeJS.ProcessEn
   if (settings.workers !== undefined) env.HAC_WORKERS = String(settings.workers);
   if (settings.grep) env.HAC_GREP = settings.grep;
   else delete env.HAC_GREP;
+  delete env.HAC_HAR_DIR;
+  delete env.HAC_HAR_SECRETS;
+  if (settings.har) {
+    env.HAC_HAR_DIR = settings.har.dir;
+    if (settings.har.secrets) env.HAC_HAR_SECRETS = '1';
+  }
   return env;
 }
