@@ -29,7 +29,8 @@ import { Orders } from './support/orders.ts';
 import type { IdempotentEndpoint } from './support/idempotency.ts';
 import { acquireToken } from './support/token-lock.ts';
 import { tcpAnswers } from './support/tcp.ts';
-import { clearExchanges, evidenceAttachment } from './support/exchange-log.ts';
+import { clearExchanges, evidenceAttachments, evidenceFor } from './support/exchange-log.ts';
+import { clearHar, flushHar } from './support/har-log.ts';
 
 export { expect } from '@playwright/test';
 
@@ -113,10 +114,17 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture arguments from the pattern
     async ({}, use, testInfo) => {
       clearExchanges();
+      clearHar();
       await use();
       const failed = testInfo.status !== testInfo.expectedStatus && testInfo.status !== 'skipped';
-      const attachment = failed ? evidenceAttachment(testInfo.errors.map((error) => error.message ?? error.value ?? '').join('\n')) : undefined;
-      if (attachment) await testInfo.attach(attachment.name, { body: attachment.body, contentType: attachment.contentType });
+      const failureText = testInfo.errors.map((error) => error.message ?? error.value ?? '').join('\n');
+      const declared = testInfo.annotations.filter((a) => a.type === 'requirement' && a.description).map((a) => a.description ?? '');
+      // D-FINDINGS: the exchange the failure is about and its verdict; D-HAR: every exchange of the test.
+      for (const attachment of failed ? evidenceAttachments(failureText, declared) : []) {
+        await testInfo.attach(attachment.name, { body: attachment.body, contentType: attachment.contentType });
+      }
+      const evidence = failed ? evidenceFor(failureText) : undefined;
+      flushHar(declared, testInfo.titlePath.slice(1).join(' › '), evidence?.request);
     },
     { auto: true },
   ],

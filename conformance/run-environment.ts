@@ -57,6 +57,10 @@ export interface RunEnvironment {
   maxResponseBytes: number;
   /** HAC_REQUEST_DEADLINE (ms): the longest one exchange (head and body) may take (D-BOUNDED-RUN), default 30 s. */
   requestDeadlineMs: number;
+  /** HAC_HAR_DIR (`--har FILE`): where the workers append the HAR entries of every exchange (D-HAR). */
+  harDir?: string;
+  /** HAC_HAR_SECRETS=1 (`--har-secrets`): the HAR keeps tokens unmasked. */
+  harSecrets: boolean;
 }
 
 /** Defaults of the per-request bounds (D-BOUNDED-RUN). */
@@ -95,6 +99,8 @@ export function runEnvironment(env: NodeJS.ProcessEnv = process.env): RunEnviron
     insecure: env.HAC_INSECURE === '1',
     maxResponseBytes: positiveInteger(env.HAC_MAX_RESPONSE_BYTES) ?? DEFAULT_MAX_RESPONSE_BYTES,
     requestDeadlineMs: positiveInteger(env.HAC_REQUEST_DEADLINE) ?? DEFAULT_REQUEST_DEADLINE_MS,
+    ...(env.HAC_HAR_DIR ? { harDir: env.HAC_HAR_DIR } : {}),
+    harSecrets: env.HAC_HAR_SECRETS === '1',
   };
 }
 
@@ -120,6 +126,8 @@ export interface SuiteSettings {
   workers?: number;
   /** The user's selection, for the report (the Playwright pattern goes on the command line). */
   grep?: string;
+  /** `--har FILE`: the directory of the workers' HAR parts, and whether tokens stay unmasked (D-HAR). */
+  har?: { dir: string; secrets: boolean };
 }
 
 /** The environment of the suite process: `base` (the CLI's own) with the contract's variables set (the CLI's side). */
@@ -138,5 +146,11 @@ export function suiteEnvironment(settings: SuiteSettings, base: NodeJS.ProcessEn
   if (settings.workers !== undefined) env.HAC_WORKERS = String(settings.workers);
   if (settings.grep) env.HAC_GREP = settings.grep;
   else delete env.HAC_GREP;
+  delete env.HAC_HAR_DIR;
+  delete env.HAC_HAR_SECRETS;
+  if (settings.har) {
+    env.HAC_HAR_DIR = settings.har.dir;
+    if (settings.har.secrets) env.HAC_HAR_SECRETS = '1';
+  }
   return env;
 }

@@ -32,6 +32,8 @@ export interface Exchange {
     url: string;
     /** Size of the body sent, when there was one. */
     bodyBytes?: number;
+    /** The request headers, lower-case names; credentials masked (D-FINDINGS). */
+    headers?: Record<string, string>;
   };
   /** Absent when the target did not answer (`error` says why). */
   response?: {
@@ -56,8 +58,16 @@ export interface TestRecord {
   error?: string;
   /** Skip reason, when skipped. */
   reason?: string;
-  /** When failed: the last request the test sent (as a curl line) and the response it received. */
+  /** When failed: the request the failing assertion is about (as a curl line) and the response it received. */
   exchange?: Exchange;
+  /**
+   * When failed: one sentence saying what was sent, what came back and what the rule expects
+   * (`POST /widgets with Content-Type: text/plain → 201; expected … (STATUS-415-MEDIA-TYPE)`); the raw
+   * assertion text stays in `error` (D-FINDINGS).
+   */
+  headline?: string;
+  /** When failed because a value another requirement governs was missing: that requirement's ID (D-FINDINGS). */
+  consequenceOf?: string;
 }
 
 export interface RequirementResult {
@@ -66,7 +76,45 @@ export interface RequirementResult {
   outcome: Outcome;
   /** Why it was skipped, or a short failure summary. */
   reason?: string;
+  /** Failed or warning only because of the defect the finding of this requirement ID reports (D-FINDINGS). */
+  consequenceOf?: string;
+  /** Listed in the run's `--expected-failures` file: its failure does not fail the run (D-EXPECTED-FAILURES). */
+  expected?: ExpectedFailure;
   tests: TestRecord[];
+}
+
+/** One entry of an expected-failures file (spec/schemas/expected-failures.schema.json). */
+export interface ExpectedFailure {
+  reason: string;
+  /** The team's own ticket. */
+  link?: string;
+}
+
+/**
+ * One defect (D-FINDINGS): the requirement that reports it (`cause`), one sentence about the exchange
+ * that shows it, and every requirement it makes fail or warn (`breaks`, cause first). Findings count
+ * defects; the exit code and the badge still come from the requirement outcomes.
+ */
+export interface Finding {
+  cause: string;
+  level: Level;
+  outcome: 'failed' | 'warning';
+  headline: string;
+  breaks: string[];
+  /** Every breaking requirement is listed in the run's expected-failures file. */
+  expected?: boolean;
+}
+
+/** How the run's `--expected-failures FILE` was applied (D-EXPECTED-FAILURES). */
+export interface ExpectedFailuresApplied {
+  file: string;
+  /** Listed IDs that failed or warned, as expected. */
+  stillFailing: string[];
+  /** Listed IDs that passed: the run fails unless `allowFixed`. */
+  passingNow: string[];
+  /** Listed IDs that were skipped or are unknown to the catalogue (not judged). */
+  notJudged: string[];
+  allowFixed: boolean;
 }
 
 export interface RunResults {
@@ -95,6 +143,10 @@ export interface RunResults {
   warnings?: string[];
   /** `run --repeat N`: the outcome of every requirement in each run, and which requirements the runs disagreed on. */
   repeat?: RepeatedRuns;
+  /** The defects of the run, one per cause, MUST failures first (D-FINDINGS). */
+  findings?: Finding[];
+  /** `run --expected-failures FILE`: the baseline of known failures and how the run met it. */
+  expectedFailures?: ExpectedFailuresApplied;
 }
 
 /** The runs of `run --repeat N` against one target (conformance/cli/repeat.ts). */
@@ -126,6 +178,8 @@ export interface ResultsInput {
   errors?: readonly string[];
   unknownIds?: readonly string[];
   warnings?: readonly string[];
+  /** The defects of the run (conformance/report/findings.ts). */
+  findings?: readonly Finding[];
 }
 
 /** The outcome of one requirement from its level and whether each of its checks passed. */
@@ -139,10 +193,18 @@ export function outcomeFor(level: Level, statuses: TestRecord['status'][], stric
   return 'warning';
 }
 
-/** Exit code of a finished run: 0 when nothing failed and the run was complete, else 1. */
-export function exitCodeFor(requirements: RequirementResult[], complete: boolean): 0 | 1 {
+/**
+ * Exit code of a finished run: 0 when nothing failed but what the expected-failures file lists, the
+ * run was complete and no listed failure passes now (unless allowed), else 1 (D-EXPECTED-FAILURES).
+ */
+export function exitCodeFor(
+  requirements: RequirementResult[],
+  complete: boolean,
+  expected?: Pick<ExpectedFailuresApplied, 'passingNow' | 'allowFixed'>,
+): 0 | 1 {
   if (!complete) return 1;
-  return requirements.some((r) => r.outcome === 'failed') ? 1 : 0;
+  if (expected && !expected.allowFixed && expected.passingNow.length > 0) return 1;
+  return requirements.some((r) => r.outcome === 'failed' && !r.expected) ? 1 : 0;
 }
 
 /** Counts requirements per outcome. */
@@ -173,6 +235,7 @@ export function createResults(input: ResultsInput): RunResults {
   if (input.errors && input.errors.length > 0) results.errors = [...input.errors];
   if (input.unknownIds && input.unknownIds.length > 0) results.unknownIds = [...input.unknownIds];
   if (input.warnings && input.warnings.length > 0) results.warnings = [...input.warnings];
+  if (input.findings && input.findings.length > 0) results.findings = [...input.findings];
   return results;
 }
 

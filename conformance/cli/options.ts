@@ -27,6 +27,16 @@ export interface RunOptions {
   deadlineSeconds: number;
   /** `--max-response-bytes N`: a response body past N bytes is dropped (D-BOUNDED-RUN; default HAC_MAX_RESPONSE_BYTES, else 8 MiB). */
   maxResponseBytes?: number;
+  /** `--expected-failures FILE`: the baseline of known failures (D-EXPECTED-FAILURES). */
+  expectedFailures?: string;
+  /** `--allow-fixed`: a listed failure that passes now is a warning, not a failure. */
+  allowFixed: boolean;
+  /** `--write-expected-failures FILE`: write the run's failures as a baseline. */
+  writeExpectedFailures?: string;
+  /** `--har FILE`: every exchange of the run as HAR 1.2 (D-HAR). */
+  har?: string;
+  /** `--har-secrets`: the HAR keeps tokens unmasked. */
+  harSecrets: boolean;
   help: boolean;
 }
 
@@ -59,6 +69,17 @@ options:
                       ends the run with exit 2 before the suite, else exit 1 with an incomplete run
   --max-response-bytes N
                       a response body past N bytes is dropped and the socket closed (default 8388608)
+  --expected-failures FILE
+                      a baseline of known failures (JSON, spec/schemas/expected-failures.schema.json): listed
+                      requirements that fail do not fail the run, any other failure does, and a listed one
+                      that passes fails it ("passes now: remove it from FILE")
+  --allow-fixed       a listed requirement that passes now is only a warning
+  --write-expected-failures FILE
+                      write the run's failed requirements to FILE as a baseline (keeps the reasons and links
+                      of --expected-failures); the exit code is the run's
+  --har FILE          write every exchange of the run as HAR 1.2 (opens in browser developer tools); each
+                      entry's comment names the requirement IDs and test title, FAILED marks the failing one
+  --har-secrets       keep tokens in the HAR (masked by default)
   -h, --help          print this message
 
 environment: HAC_REDIS_URL (embedded server: two instances on this Redis when it answers),
@@ -86,6 +107,11 @@ export function parseRunOptions(args: string[], cwd: string = process.cwd()): Ru
     repeat: { type: 'string' },
     deadline: { type: 'string' },
     'max-response-bytes': { type: 'string' },
+    'expected-failures': { type: 'string' },
+    'allow-fixed': { type: 'boolean', default: false },
+    'write-expected-failures': { type: 'string' },
+    har: { type: 'string' },
+    'har-secrets': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   });
   const reporter = oneOf('--reporter', values.reporter, REPORTERS);
@@ -108,6 +134,11 @@ export function parseRunOptions(args: string[], cwd: string = process.cwd()): Ru
     repeat,
     deadlineSeconds,
     ...(maxResponseBytes !== undefined ? { maxResponseBytes } : {}),
+    ...(values['expected-failures'] !== undefined ? { expectedFailures: resolve(cwd, values['expected-failures']) } : {}),
+    allowFixed: values['allow-fixed'],
+    ...(values['write-expected-failures'] !== undefined ? { writeExpectedFailures: resolve(cwd, values['write-expected-failures']) } : {}),
+    ...(values.har !== undefined ? { har: resolve(cwd, values.har) } : {}),
+    harSecrets: values['har-secrets'],
     help: values.help,
   };
 }

@@ -11,6 +11,16 @@ import type { RunResults } from '../../spec/results.ts';
 import type { EmbeddedTarget } from '../target/embedded.ts';
 import type * as ReportFiles from '../report/report-files.ts';
 import { formatSummary } from '../report/summary-table.ts';
+import {
+  applyExpectedFailures,
+  expectedFailuresOf,
+  ExpectedFailuresError,
+  passesNowMessages,
+  readExpectedFailures,
+  writeExpectedFailures,
+} from '../report/expected-failures.ts';
+import type { ExpectedFailuresFile } from '../report/expected-failures.ts';
+import { joinHarParts } from '../report/har.ts';
 import { grepPattern, parseRunOptions, RUN_USAGE, UsageError } from './options.ts';
 import type { RunOptions } from './options.ts';
 import { startSuite } from './playwright-process.ts';
@@ -198,6 +208,20 @@ export async function runCommand(args: string[]): Promise<number> {
     console.warn(`\n${'!'.repeat(100)}\n!! WARNING: ${warnings[0]}\n${'!'.repeat(100)}\n`);
   }
 
+  // D-EXPECTED-FAILURES: an unusable baseline stops the run before the suite spends any time.
+  let baseline: ExpectedFailuresFile | undefined;
+  if (options.expectedFailures !== undefined) {
+    try {
+      baseline = readExpectedFailures(options.expectedFailures);
+    } catch (error) {
+      if (error instanceof ExpectedFailuresError) return fail(error.message);
+      throw error;
+    }
+  }
+  // D-HAR: the workers append their entries here; the run joins them into --har FILE at its end.
+  const harDir = options.har === undefined ? undefined : join(options.out, '.har-parts');
+  if (harDir !== undefined) rmSync(harDir, { recursive: true, force: true });
+
   // D-PROFILE: the default profile holds the reference server's development tokens and paths; used
   // against another API it would test nothing real, so a target given without a profile is refused.
   if (options.targets.length > 0 && options.profile === undefined) {
@@ -237,6 +261,7 @@ export async function runCommand(args: string[]): Promise<number> {
     strict: options.strict,
     reporter: options.reporter,
     rateLimitTokens: profile.tokens ? rateLimitPool({ tokens: profile.tokens }).length : 0,
+    ...(harDir !== undefined ? { har: { dir: harDir, secrets: options.harSecrets } } : {}),
     ...(workers !== undefined ? { workers } : {}),
     ...(options.grep ? { grep: { selection: options.grep, pattern: grepPattern(options.grep) } } : {}),
   });
@@ -316,16 +341,31 @@ export async function runCommand(args: string[]): Promise<number> {
       writeResults(options.out, results);
       await writeReportFiles(options.out, results);
     }
-    if (warnings.length > 0) {
+    if (baseline !== undefined && options.expectedFailures !== undefined) {
+      applyExpectedFailures(results, baseline, options.expectedFailures, options.allowFixed);
+    }
+    if (warnings.length > 0 || baseline !== undefined) {
       results.warnings = [...(results.warnings ?? []), ...warnings];
+      if (results.warnings.length === 0) delete results.warnings;
       writeResults(options.out, results);
       await writeReportFiles(options.out, results);
     }
+    if (options.har !== undefined && harDir !== undefined) {
+      const entries = joinHarParts(harDir, options.har, `http-api-conformance run against ${baseUrls.join(', ')}`);
+      console.log(`HAR: ${options.har} (${entries} exchanges${options.harSecrets ? ', tokens NOT masked: --har-secrets' : ', tokens masked'})`);
+    }
+    if (options.writeExpectedFailures !== undefined) {
+      const written = expectedFailuresOf(results, baseline);
+      writeExpectedFailures(options.writeExpectedFailures, written);
+      console.log(`expected failures: ${Object.keys(written.expectedFailures).length} written to ${options.writeExpectedFailures}`);
+    }
     console.log(`\n${formatSummary(results)}\n`);
+    for (const line of passesNowMessages(results)) console.log(`${options.allowFixed ? 'WARNING' : 'FAIL'}: ${line}`);
     if (results.repeat) console.log(`${formatDisagreements(results)}\n`);
     const verdict = results.exitCode === 0 ? 'PASS' : results.complete ? 'FAIL' : 'FAIL (incomplete run)';
     const { passed, failed, warning, skipped } = results.summary;
-    console.log(`${verdict}: ${passed} passed, ${failed} failed, ${warning} warning, ${skipped} skipped`);
+    const expected = results.requirements.filter((r) => r.expected && r.outcome === 'failed').length;
+    console.log(`${verdict}: ${passed} passed, ${failed} failed${expected > 0 ? ` (${expected} expected)` : ''}, ${warning} warning, ${skipped} skipped`);
     console.log(`results: ${resultsFile}`);
     console.log(`report: ${join(options.out, 'report.html')} (badge: ${join(options.out, 'badge.svg')})`);
     for (const warning of warnings) console.warn(`WARNING: ${warning}`);

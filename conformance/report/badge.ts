@@ -14,7 +14,9 @@ const COLOURS: Record<Verdict, string> = { pass: 'brightgreen', fail: 'red', inc
  */
 export function badgeMessage(view: Pick<ReportView, 'verdict' | 'must'>): string {
   if (view.verdict === 'error') return 'not run';
-  const text = `${view.must.passed}/${view.must.checked} MUST`;
+  // D-EXPECTED-FAILURES: known failures shown apart, "89/90 MUST · 1 expected".
+  const expected = view.must.expected > 0 ? ` · ${view.must.expected} expected` : '';
+  const text = `${view.must.passed}/${view.must.checked} MUST${expected}`;
   return view.verdict === 'incomplete' ? `${text}, incomplete` : text;
 }
 

@@ -13,6 +13,26 @@ export type { Exchange };
 /** Name of the Playwright attachment that carries an `Exchange` as JSON. */
 export const EXCHANGE_ATTACHMENT = 'hac-evidence';
 
+/** Name of the attachment that carries a failure's `Verdict` as JSON. */
+export const VERDICT_ATTACHMENT = 'hac-verdict';
+
+/** What the suite knows about a failure beyond its exchange (D-FINDINGS, support/exchange-log.ts). */
+export interface Verdict {
+  /** What the rule of the failing exchange expected ("415", "a Location header"). */
+  expected?: string;
+  /** The requirement whose defect this failure only repeats. */
+  consequenceOf?: string;
+}
+
+/** Request headers that carry credentials: masked in the evidence (the curl line keeps them, to reproduce). */
+const CREDENTIALS = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key']);
+
+function maskedHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name, CREDENTIALS.has(name) ? value.replace(/^(\S+\s+)?.*$/, (_m, scheme: string | undefined) => `${scheme ?? ''}***`) : value]),
+  );
+}
+
 /** Bodies are cut to this many characters in the evidence (the 413 check sends 2 MiB). */
 export const BODY_EXCERPT_CHARS = 2048;
 
@@ -31,6 +51,7 @@ export function exchangeOf(request: SentRequest, response?: HttpResponse, error?
       method: request.method,
       url: request.url,
       ...(request.body !== undefined ? { bodyBytes: Buffer.byteLength(request.body) } : {}),
+      headers: maskedHeaders(request.headers),
     },
   };
   if (response) {

@@ -25,6 +25,16 @@ main { padding: 0 32px 48px; max-width: 1280px; }
 .errors { border: 1px solid var(--fail); background: #ffebe9; padding: 8px 16px; margin-top: 20px; border-radius: 6px; }
 .errors.warnings { border-color: var(--warn); background: #fff8c5; }
 .errors.repeat { border-color: var(--line); background: var(--soft); }
+.findings { border: 2px solid var(--fail); padding: 8px 16px; margin-top: 20px; border-radius: 6px; }
+.findings ol { padding-left: 24px; }
+.finding { margin: 8px 0; }
+.finding .headline, p.headline { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13px; }
+.finding .breaks { margin: 2px 0 0; color: #57606a; }
+.expected-failures { border: 1px solid var(--line); background: var(--soft); padding: 8px 16px; margin-top: 20px; border-radius: 6px; }
+.passing-now { color: var(--fail); font-weight: 600; }
+.tag { margin-left: 6px; font-size: 12px; padding: 1px 6px; border-radius: 10px; border: 1px solid var(--line); }
+.tag.expected { background: #ddf4ff; }
+.tag.consequence { background: var(--soft); }
 .counts { display: flex; flex-wrap: wrap; gap: 32px; align-items: flex-start; }
 table { border-collapse: collapse; font-size: 14px; }
 th, td { border-bottom: 1px solid var(--line); padding: 4px 10px; text-align: right; }

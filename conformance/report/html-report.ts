@@ -65,7 +65,11 @@ function testItem(test: TestRecord): string {
     `<li><span class="test-status ${e(test.status)}">${e(test.status)}</span> ${e(test.title)}${where} <span class="loc">${test.durationMs} ms</span>`,
   ];
   if (test.reason) lines.push(`<div class="reason">${e(test.reason)}</div>`);
-  if (test.error) lines.push(`<pre class="error">${e(test.error)}</pre>`);
+  if (test.headline) lines.push(`<p class="headline">${e(test.headline)}</p>`);
+  if (test.error) {
+    const pre = `<pre class="error">${e(test.error)}</pre>`;
+    lines.push(test.headline ? `<details class="details"><summary>assertion details</summary>${pre}</details>` : pre);
+  }
   if (test.exchange) lines.push(evidence(test.exchange));
   lines.push('</li>');
   return lines.join('');
@@ -74,6 +78,14 @@ function testItem(test: TestRecord): string {
 function requirementArticle(r: RequirementView): string {
   const open = r.outcome === 'failed' || r.outcome === 'warning' ? ' open' : '';
   const body: string[] = [];
+  if (r.consequenceOf) {
+    const cause = `<a href="#req-${e(r.consequenceOf)}"><code>${e(r.consequenceOf)}</code></a>`;
+    body.push(`<p class="reason consequence">Consequence of ${cause}: fix that finding first.</p>`);
+  }
+  if (r.expected) {
+    const link = r.expected.link ? ` <a href="${e(r.expected.link)}">${e(r.expected.link)}</a>` : '';
+    body.push(`<p class="reason expected"><strong>Expected failure:</strong> ${e(r.expected.reason)}${link}</p>`);
+  }
   if (r.reason && r.outcome !== 'skipped') body.push(`<p class="reason ${r.outcome}"><strong>Why:</strong> ${e(r.reason)}</p>`);
   if (r.source) {
     const cite = r.source.section ? `the document, section ${r.source.section}` : `spec/decisions.md, ${r.source.decision ?? ''}`;
@@ -94,6 +106,8 @@ function requirementArticle(r: RequirementView): string {
     `<article class="req" id="req-${e(r.id)}" data-outcome="${r.outcome}" data-area="${e(r.area)}" data-level="${r.level}">`,
     `<details${open}><summary class="req-head"><span class="pill ${r.outcome}">${r.outcome}</span> <code>${e(r.id)}</code> ` +
       `<span class="level ${r.level}">${r.level}</span> <span class="area">${e(r.area)}</span> <span class="summary-text">${e(r.summary)}</span>` +
+      `${r.expected ? '<span class="tag expected">expected</span>' : ''}` +
+      `${r.consequenceOf ? `<span class="tag consequence">consequence of ${e(r.consequenceOf)}</span>` : ''}` +
       `${r.outcome === 'skipped' && r.reason ? `<span class="why">${e(r.reason)}</span>` : ''}</summary>`,
     `<div class="req-body">${body.join('')}</div></details></article>`,
   ].join('');
@@ -119,6 +133,39 @@ function meta(view: ReportView): string {
   rows.push(['suite', `${r.tool} ${r.version}`], ['started', r.startedAt], ['duration', seconds(r.durationMs)]);
   rows.push(['options', [r.strict ? '--strict' : 'SHOULD failures are warnings (no --strict)', r.grep ? `--grep ${r.grep}` : ''].filter(Boolean).join(', ')]);
   return `<dl class="meta">${rows.map(([k, v]) => `<dt>${e(k)}</dt><dd>${e(v)}</dd>`).join('')}</dl>`;
+}
+
+/** The findings (D-FINDINGS): one per defect, the requirement that reports it and every requirement it breaks. */
+function findingsSection(view: ReportView): string {
+  const findings = view.results.findings ?? [];
+  if (findings.length === 0) return '';
+  const link = (id: string): string => `<a href="#req-${e(id)}"><code>${e(id)}</code></a>`;
+  const items = findings
+    .map((f) => {
+      const consequences = f.breaks.slice(1);
+      const also = consequences.length > 0 ? `, and as a consequence ${consequences.map(link).join(', ')}` : '';
+      const breaks = `<p class="breaks">breaks ${link(f.cause)}${also}</p>`;
+      const expected = f.expected ? ' <span class="tag expected">expected</span>' : '';
+      const tags = `<span class="pill ${f.outcome}">${f.outcome}</span> <span class="level ${f.level}">${f.level}</span>${expected}`;
+      return `<li class="finding" data-cause="${e(f.cause)}">${tags} <span class="headline">${e(f.headline)}</span>${breaks}</li>`;
+    })
+    .join('');
+  const requirements = findings.reduce((n, f) => n + f.breaks.length, 0);
+  const heading = `Findings: ${findings.length} defect(s) behind ${requirements} requirement(s)`;
+  return `<section class="findings" id="findings"><h2>${heading}</h2><ol>${items}</ol></section>`;
+}
+
+/** `run --expected-failures FILE`: the baseline and how the run met it. */
+function expectedSection(view: ReportView): string {
+  const x = view.results.expectedFailures;
+  if (!x) return '';
+  const list = (ids: readonly string[]): string => ids.map((id) => `<code>${e(id)}</code>`).join(', ') || 'none';
+  const how = x.allowFixed ? 'a warning: --allow-fixed' : 'fails the run';
+  const fixed = x.passingNow.length > 0
+    ? `<p class="passing-now">Passes now (${how}): ${list(x.passingNow)}: remove ${x.passingNow.length > 1 ? 'them' : 'it'} from ${e(x.file)}.</p>`
+    : '';
+  const still = `<p>From ${e(x.file)}: still failing ${list(x.stillFailing)}.</p>`;
+  return `<section class="expected-failures" id="expected-failures"><h2>Expected failures</h2>${still}${fixed}</section>`;
 }
 
 /** `run --repeat N`: the runs' exit codes and the requirements whose outcome differed between runs. */
@@ -172,6 +219,8 @@ ${meta(view)}
 ${errors.length > 0 ? `<section class="errors"><h2>Run problems</h2><ul>${errors.map((x) => `<li>${e(x)}</li>`).join('')}</ul></section>` : ''}
 ${warnings.length > 0 ? `<section class="errors warnings"><h2>Warnings</h2><ul>${warnings.map((x) => `<li>${e(x)}</li>`).join('')}</ul></section>` : ''}
 ${repeated(view)}
+${findingsSection(view)}
+${expectedSection(view)}
 <section class="counts">
 <div><h2>Per level</h2><table id="per-level">${countsHeader('level')}<tbody>${perLevel}</tbody></table></div>
 <div><h2>Per area</h2><table id="per-area">${countsHeader('area')}<tbody>${perArea}</tbody></table></div>

@@ -8,7 +8,7 @@ import { loadCatalogue } from '../../spec/catalogue.ts';
 import type { Requirement } from '../../spec/catalogue.ts';
 import { loadDecisions } from '../../spec/decisions.ts';
 import type { DecisionEntry } from '../../spec/decisions.ts';
-import type { Level, Outcome, RequirementResult, RunResults, TestRecord } from '../../spec/results.ts';
+import type { ExpectedFailure, Level, Outcome, RequirementResult, RunResults, TestRecord } from '../../spec/results.ts';
 
 /** `pass`: exit 0. `fail`: a requirement failed in a complete run. `incomplete`: the run did not finish. `error`: it could not start (exit 2). */
 export type Verdict = 'pass' | 'fail' | 'incomplete' | 'error';
@@ -38,6 +38,10 @@ export interface RequirementView {
   alsoIn: { section: string; quote: string }[];
   decisions: DecisionRef[];
   tests: TestRecord[];
+  /** The requirement whose finding this failure repeats (D-FINDINGS). */
+  consequenceOf?: string;
+  /** Listed in the expected-failures file (D-EXPECTED-FAILURES). */
+  expected?: ExpectedFailure;
 }
 
 export type Counts = Record<Outcome | 'total', number>;
@@ -49,8 +53,8 @@ export interface ReportView {
   results: RunResults;
   byLevel: { level: Level; counts: Counts }[];
   byArea: { area: string; counts: Counts }[];
-  /** MUST requirements that were checked (passed or failed) and those that passed. */
-  must: { checked: number; passed: number; total: number };
+  /** MUST requirements that were checked (passed or failed), those that passed, and the failed ones the expected-failures file lists. */
+  must: { checked: number; passed: number; total: number; expected: number };
   requirements: RequirementView[];
 }
 
@@ -92,6 +96,8 @@ function requirementView(result: RequirementResult, entry: Requirement | undefin
     alsoIn: entry?.alsoIn ?? [],
     decisions: decisionsFor(result.id, decisions),
     tests: result.tests,
+    ...(result.consequenceOf ? { consequenceOf: result.consequenceOf } : {}),
+    ...(result.expected ? { expected: result.expected } : {}),
   };
 }
 
@@ -121,6 +127,7 @@ export function reportView(
       checked: musts.filter((r) => r.outcome === 'passed' || r.outcome === 'failed').length,
       passed: musts.filter((r) => r.outcome === 'passed').length,
       total: musts.length,
+      expected: musts.filter((r) => r.outcome === 'failed' && r.expected).length,
     },
     requirements,
   };

@@ -31,7 +31,7 @@ function failureReason(tests: TestRecord[]): string | undefined {
   const failed = tests.filter((t) => t.status !== 'passed' && t.status !== 'skipped');
   const first = failed[0];
   if (!first) return undefined;
-  const line = first.error?.split('\n')[0] ?? first.status;
+  const line = first.headline ?? first.error?.split('\n')[0] ?? first.status;
   const more = failed.length > 1 ? ` (+${failed.length - 1} more)` : '';
   return `${first.title}: ${line}${more}`;
 }

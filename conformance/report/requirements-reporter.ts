@@ -11,6 +11,7 @@ import { resolve } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { serverRequirements } from '../../spec/catalogue.ts';
 import { requirementResults } from './requirement-outcomes.ts';
+import { groupFindings } from './findings.ts';
 import { createResults, writeResults } from '../../spec/results.ts';
 import type { TestRecord } from '../../spec/results.ts';
 import { recordOf, requirementIdsOf, stripAnsi } from './test-record.ts';
@@ -98,8 +99,10 @@ export default class RequirementsReporter implements Reporter {
     const testsById = new Map<string, TestRecord[]>();
     let notRun = 0;
     let interrupted = 0;
+    const catalogue = serverRequirements(this.options.catalogue);
+    const summaries = new Map(catalogue.map((r) => [r.id, r.summary]));
     for (const test of this.suite?.allTests() ?? []) {
-      let record = recordOf(test, process.cwd());
+      let record = recordOf(test, process.cwd(), (id) => summaries.get(id));
       if (!record) {
         notRun += 1;
         record = { title: test.title, status: 'skipped', durationMs: 0, reason: 'did not run: the run ended early' };
@@ -117,7 +120,6 @@ export default class RequirementsReporter implements Reporter {
     if (interrupted > 0) errors.push(`${interrupted} test(s) were interrupted`);
     const complete = errors.length === 0;
 
-    const catalogue = serverRequirements(this.options.catalogue);
     const known = new Set(catalogue.map((r) => r.id));
     const requirements = requirementResults(catalogue, testsById, { strict: this.options.strict, ...(this.options.grep ? { grep: this.options.grep } : {}) });
     const unknownIds = [...testsById.keys()].filter((id) => !known.has(id)).sort();
@@ -132,6 +134,7 @@ export default class RequirementsReporter implements Reporter {
       ...(this.options.grep ? { grep: this.options.grep } : {}),
       errors,
       unknownIds,
+      findings: groupFindings(requirements),
     });
     writeResults(this.options.outDir, results);
     (await this.loadReportFiles()).writeReportFiles(this.options.outDir, results, this.options.catalogue);

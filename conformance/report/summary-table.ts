@@ -1,6 +1,7 @@
 /**
- * The text summary the CLI prints after a run: one row per requirement (ID, level, outcome, reason),
- * then the counts per level and the verdict.
+ * The text summary the CLI prints after a run: the findings first, one per defect with the
+ * requirements it breaks (D-FINDINGS), then one row per requirement (ID, level, outcome, reason), then
+ * the counts per level and the verdict.
  */
 import type { Level, Outcome, RunResults } from '../../spec/results.ts';
 
@@ -13,15 +14,30 @@ function clip(text: string, max: number): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-/** The summary table of `results`: failures first, then warnings, skips and passes. */
+/** The findings of `results`, numbered, each with the requirements it breaks; empty when there are none. */
+export function formatFindings(results: RunResults, width = 160): string[] {
+  const findings = results.findings ?? [];
+  if (findings.length === 0) return [];
+  const lines = [`findings: ${findings.length} defect(s) behind ${findings.reduce((n, f) => n + f.breaks.length, 0)} failed or warning requirement(s)`];
+  findings.forEach((f, index) => {
+    const mark = f.expected ? ' (expected)' : '';
+    lines.push(`${String(index + 1).padStart(3)}. ${f.level} ${f.outcome}${mark}: ${clip(f.headline, Math.max(40, width - 20))}`);
+    const consequences = f.breaks.slice(1);
+    lines.push(`     breaks ${f.cause}${consequences.length > 0 ? `, and as a consequence ${consequences.join(', ')}` : ''}`);
+  });
+  return [...lines, ''];
+}
+
+/** The summary of `results`: the findings, then the table, failures first, then warnings, skips and passes. */
 export function formatSummary(results: RunResults, width = 160): string {
   const rows = [...results.requirements].sort((a, b) => ORDER[a.outcome] - ORDER[b.outcome]);
   const idWidth = Math.max(11, ...rows.map((r) => r.id.length));
   const header = `${'requirement'.padEnd(idWidth)}  level   outcome  reason`;
-  const lines = [header, '-'.repeat(Math.min(width, header.length + 40))];
+  const lines = [...formatFindings(results, width), header, '-'.repeat(Math.min(width, header.length + 40))];
   for (const r of rows) {
     const prefix = `${r.id.padEnd(idWidth)}  ${r.level.padEnd(6)}  ${r.outcome.padEnd(7)}  `;
-    lines.push(prefix + clip(r.reason ?? '', Math.max(20, width - prefix.length)));
+    const note = [r.expected ? `expected: ${r.expected.reason}` : '', r.consequenceOf ? `consequence of ${r.consequenceOf}` : ''].filter(Boolean).join('; ');
+    lines.push(prefix + clip(note ? `[${note}] ${r.reason ?? ''}` : (r.reason ?? ''), Math.max(20, width - prefix.length)));
   }
   lines.push('');
   for (const level of LEVELS) {
@@ -29,7 +45,8 @@ export function formatSummary(results: RunResults, width = 160): string {
     if (of.length === 0) continue;
     const count = (o: Outcome): number => of.filter((r) => r.outcome === o).length;
     lines.push(
-      `${level.padEnd(6)}  ${count('passed')} passed, ${count('failed')} failed, ${count('warning')} warning, ${count('skipped')} skipped (of ${of.length})`,
+      `${level.padEnd(6)}  ${count('passed')} passed, ${count('failed')} failed, ${count('warning')} warning, ${count('skipped')} skipped (of ${of.length})` +
+        (of.some((r) => r.expected && r.outcome !== 'passed') ? `; ${of.filter((r) => r.expected && r.outcome !== 'passed').length} of them expected` : ''),
     );
   }
   if (results.errors?.length) lines.push('', 'run incomplete:', ...results.errors.map((e) => `  - ${e}`));

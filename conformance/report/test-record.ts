@@ -5,8 +5,9 @@
 import { relative } from 'node:path';
 import type { TestCase, TestResult } from '@playwright/test/reporter';
 import { REQUIREMENT_ID } from '../../spec/catalogue.ts';
-import { EXCHANGE_ATTACHMENT } from './exchange.ts';
-import type { Exchange } from './exchange.ts';
+import { EXCHANGE_ATTACHMENT, VERDICT_ATTACHMENT } from './exchange.ts';
+import type { Exchange, Verdict } from './exchange.ts';
+import { headlineOf } from './headline.ts';
 import type { TestRecord } from '../../spec/results.ts';
 
 /**
@@ -48,22 +49,31 @@ export function errorSummary(result: Pick<TestResult, 'errors'>): string | undef
   return plain.split('\n').filter((l) => l.trim() !== '').slice(0, 12).join('\n');
 }
 
-/** The evidence a failing test attached (conformance/support/exchange-log.ts), when any. */
-export function exchangeOf(result: Pick<TestResult, 'attachments'>): Exchange | undefined {
-  const attachment = result.attachments.find((a) => a.name === EXCHANGE_ATTACHMENT && a.body !== undefined);
+function jsonAttachment<T>(result: Pick<TestResult, 'attachments'>, name: string): T | undefined {
+  const attachment = result.attachments.find((a) => a.name === name && a.body !== undefined);
   if (!attachment?.body) return undefined;
   try {
-    return JSON.parse(attachment.body.toString('utf8')) as Exchange;
+    return JSON.parse(attachment.body.toString('utf8')) as T;
   } catch {
     return undefined;
   }
+}
+
+/** The evidence a failing test attached (conformance/support/exchange-log.ts), when any. */
+export function exchangeOf(result: Pick<TestResult, 'attachments'>): Exchange | undefined {
+  return jsonAttachment<Exchange>(result, EXCHANGE_ATTACHMENT);
+}
+
+/** The verdict details a failing test attached (expected value, consequence of), when any. */
+export function verdictOf(result: Pick<TestResult, 'attachments'>): Verdict | undefined {
+  return jsonAttachment<Verdict>(result, VERDICT_ATTACHMENT);
 }
 
 /**
  * The record of a test from its last attempt. `undefined` when the test never ran (no result at
  * all): the run is then incomplete.
  */
-export function recordOf(test: TestCase, rootDir: string): TestRecord | undefined {
+export function recordOf(test: TestCase, rootDir: string, summaryOf: (id: string) => string | undefined = () => undefined): TestRecord | undefined {
   const result = test.results.at(-1);
   if (!result) return undefined;
   const record: TestRecord = {
@@ -82,6 +92,17 @@ export function recordOf(test: TestCase, rootDir: string): TestRecord | undefine
     if (error) record.error = error;
     const exchange = exchangeOf(result);
     if (exchange) record.exchange = exchange;
+    const verdict = verdictOf(result);
+    if (verdict?.consequenceOf) record.consequenceOf = verdict.consequenceOf;
+    // D-FINDINGS: one sentence from the exchange; the assertion's own text stays in `error`.
+    record.headline = headlineOf({
+      ids: requirementIdsOf(test, result),
+      title: record.title,
+      ...(exchange ? { exchange } : {}),
+      ...(verdict ? { verdict } : {}),
+      ...(error ? { error } : {}),
+      summaryOf,
+    });
   }
   return record;
 }

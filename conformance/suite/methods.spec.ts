@@ -145,7 +145,7 @@ test('repeating a DELETE leaves the item gone', req('METHOD-DELETE-IDEMPOTENT', 
   );
   const created = await target.create(collection);
   expect(succeeded(created.response), describe(created.response)).toBe(true);
-  const path = created.path ?? '';
+  const path = target.itemOf(created);
   const first = await target.client.delete(path);
   expect(first.status, describe(first)).toBeLessThan(300);
   expect((await target.client.get(path)).status).toBe(404);

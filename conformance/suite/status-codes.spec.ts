@@ -212,7 +212,7 @@ test('a DELETE is a 204 without a body', req('STATUS-204-DELETE', '@generic'), a
     'no collection of the profile can create and delete items (collections[].create, .itemMethods)',
   );
   const created = await target.create(collection);
-  const response = await target.client.delete(created.path ?? '');
+  const response = await target.client.delete(target.itemOf(created));
   expect(response.status, describe(response)).toBe(204);
   expect(response.text).toBe('');
 });

@@ -1,16 +1,29 @@
 /**
  * Remembers the requests the suite's HTTP client sent in the running test and what came back, so a
- * failing test can attach the one that shows the failure as evidence (conformance/report/exchange.ts).
- * A worker runs one test at a time; the suite's auto fixture clears the memory when a test starts.
+ * failing test can attach the one its failing assertion is about as evidence (D-FINDINGS,
+ * conformance/report/exchange.ts). A worker runs one test at a time; the suite's auto fixture clears
+ * the memory when a test starts.
+ *
+ * Which exchange a failure is about: a check names a response in its message through `describe`
+ * (support/problem.ts), which notes it here; the failure's evidence is the described exchange the
+ * message names first. An exchange can also be noted as breaking a requirement (`noteBreaks`: a
+ * provocation answered with another status, a create answered without the Location a later request
+ * needs): a failure all of whose named exchanges break one requirement the test does not itself
+ * declare is a consequence of that requirement.
  */
-import { exchangeOf, EXCHANGE_ATTACHMENT } from '../report/exchange.ts';
-import type { Exchange } from '../report/exchange.ts';
+import { exchangeOf, EXCHANGE_ATTACHMENT, VERDICT_ATTACHMENT } from '../report/exchange.ts';
+import type { Exchange, Verdict } from '../report/exchange.ts';
 import type { HttpResponse, SentRequest } from './http.ts';
+import { harRecording, recordForHar } from './har-log.ts';
 
 interface Noted {
   request: SentRequest;
+  startedAt: number;
   response?: HttpResponse;
   error?: unknown;
+  /** The text `describe` printed for this response, normalised (see `normalised`). */
+  described?: string;
+  breaks?: { requirement: string; expected: string };
 }
 
 /** The most recent exchanges of the test, oldest first (bounded: rate-limit and property tests send hundreds). */
@@ -32,15 +45,18 @@ function bound(): void {
 
 /** Called by `send` when a request leaves. */
 export function noteSent(request: SentRequest): void {
-  noted.push({ request });
+  noted.push({ request, startedAt: Date.now() });
   bound();
 }
 
 /** Called by `send` when the response to `request` (or its transport error) came back; it becomes the latest. */
 export function noteAnswered(request: SentRequest, outcome: { response?: HttpResponse; error?: unknown }): void {
+  const earlier = noted.find((n) => n.request === request);
   noted = noted.filter((n) => n.request !== request);
-  noted.push({ request, ...outcome });
+  const entry: Noted = { request, startedAt: earlier?.startedAt ?? Date.now(), ...outcome };
+  noted.push(entry);
   bound();
+  if (harRecording()) recordForHar(entry);
 }
 
 /** Forgets every exchange (a test starts). */
@@ -49,21 +65,83 @@ export function clearExchanges(): void {
 }
 
 /**
- * The exchange that shows a failure: the latest one the failure message names (checks describe a
- * response as `METHOD URL → STATUS`, conformance/support/problem.ts), else the latest one naming its
+ * Text compared the way it survives inside an assertion message: an `expect` diff prints strings
+ * JSON-escaped, so backslashes and whitespace are dropped on both sides.
+ */
+function normalised(text: string): string {
+  return text.replace(/\\/g, '').replace(/\s+/g, '');
+}
+
+function entryOf(response: HttpResponse): Noted | undefined {
+  return [...noted].reverse().find((n) => n.request === response.request);
+}
+
+/** `describe(response)` printed `text` for `response` into a message (support/problem.ts). */
+export function noteDescribed(response: HttpResponse, text: string): void {
+  const entry = entryOf(response);
+  // The first line up to 60 characters of the body: enough to tell two answers to one URL apart.
+  if (entry) entry.described = normalised(text.split('\n')[0]?.slice(0, 200) ?? text);
+}
+
+/**
+ * `response` breaks `requirement`, which expected `expected` (a status, "a Location header"): a
+ * failure that names only such exchanges is a consequence of that requirement (D-FINDINGS).
+ */
+export function noteBreaks(response: HttpResponse, requirement: string, expected: string): void {
+  const entry = entryOf(response);
+  if (entry) entry.breaks = { requirement, expected };
+}
+
+/**
+ * What a failure is about: the described exchanges its message names, in the order the message
+ * names them, else the latest one whose method, URL and status it names, else the latest one naming
  * method and URL, else the last exchange of the test.
  */
-export function evidenceFor(failureText: string): Exchange | undefined {
+function namedBy(failureText: string): Noted[] {
+  const text = normalised(failureText);
+  const described = noted
+    .filter((n) => n.described !== undefined && text.includes(n.described))
+    .map((n) => ({ n, at: text.indexOf(n.described ?? '') }))
+    .sort((a, b) => a.at - b.at)
+    .map(({ n }) => n);
+  if (described.length > 0) return described;
   const latest = [...noted].reverse();
   const named =
     latest.find((n) => n.response && failureText.includes(`${n.request.method} ${n.request.url} → ${n.response.status}`)) ??
     latest.find((n) => failureText.includes(`${n.request.method} ${n.request.url}`)) ??
     latest[0];
-  return named ? exchangeOf(named.request, named.response, named.error) : undefined;
+  return named ? [named] : [];
 }
 
-/** What a failing test attaches: `EXCHANGE_ATTACHMENT` as JSON, or nothing when it sent no request. */
-export function evidenceAttachment(failureText: string): { name: string; body: string; contentType: string } | undefined {
+/** The exchange that shows a failure (see `namedBy`). */
+export function evidenceFor(failureText: string): Exchange | undefined {
+  const first = namedBy(failureText)[0];
+  return first ? exchangeOf(first.request, first.response, first.error) : undefined;
+}
+
+/**
+ * The verdict details of a failure of a test declaring `declared`: what the rule of its evidence
+ * expected, and the requirement it is a consequence of when every exchange it names breaks one
+ * requirement the test does not declare.
+ */
+export function verdictFor(failureText: string, declared: readonly string[]): Verdict {
+  const named = namedBy(failureText);
+  const first = named[0];
+  const verdict: Verdict = {};
+  if (first?.breaks) verdict.expected = first.breaks.expected;
+  const causes = new Set(named.map((n) => n.breaks?.requirement));
+  const cause = first?.breaks?.requirement;
+  if (cause !== undefined && causes.size === 1 && !declared.includes(cause)) verdict.consequenceOf = cause;
+  return verdict;
+}
+
+/** What a failing test attaches: the evidence `EXCHANGE_ATTACHMENT` and the `VERDICT_ATTACHMENT`, as JSON; nothing when it sent no request. */
+export function evidenceAttachments(failureText: string, declared: readonly string[]): { name: string; body: string; contentType: string }[] {
   const exchange = evidenceFor(failureText);
-  return exchange ? { name: EXCHANGE_ATTACHMENT, body: JSON.stringify(exchange), contentType: 'application/json' } : undefined;
+  if (!exchange) return [];
+  const verdict = verdictFor(failureText, declared);
+  return [
+    { name: EXCHANGE_ATTACHMENT, body: JSON.stringify(exchange), contentType: 'application/json' },
+    ...(Object.keys(verdict).length > 0 ? [{ name: VERDICT_ATTACHMENT, body: JSON.stringify(verdict), contentType: 'application/json' }] : []),
+  ];
 }

@@ -54,6 +54,29 @@ export class TransportError extends Error {
   override readonly name = 'TransportError';
 }
 
+/**
+ * A request the suite refuses to send (D-FINDINGS): its path was built from a missing value
+ * (`undefined`, `null`, `NaN` in it), or it would change the API root. Nothing is sent; the check fails
+ * with this message.
+ */
+export class UnsendableRequestError extends Error {
+  override readonly name = 'UnsendableRequestError';
+}
+
+const CHANGES = new Set(['PUT', 'PATCH', 'DELETE']);
+
+/** Why `method path` must not be sent, or undefined when it may. */
+export function unsendable(method: string, path: string): string | undefined {
+  const bare = path.split(/[?#]/)[0] ?? '';
+  if (/(^|[/=&])(undefined|null|NaN|\[object Object\])([/&#?]|$)/.test(path)) {
+    return `its path ${JSON.stringify(path)} was built from a missing value (a Location, an id or a link the target did not give)`;
+  }
+  if (CHANGES.has(method.toUpperCase()) && (bare === '' || bare === '/')) {
+    return `a ${method.toUpperCase()} of the API root changes no resource: the item path it needed is missing`;
+  }
+  return undefined;
+}
+
 /** Socket errors that mean the target closed the connection (possibly after answering early). */
 const CLOSED = new Set(['EPIPE', 'ECONNRESET']);
 
@@ -144,6 +167,8 @@ export async function send(baseUrl: string, method: string, path: string, option
 class UploadInterrupted extends TransportError {}
 
 function sendOnce(baseUrl: string, method: string, path: string, options: RequestOptions): Promise<HttpResponse> {
+  const refused = unsendable(method, path);
+  if (refused !== undefined) return Promise.reject(new UnsendableRequestError(`refused to send ${method} ${path}: ${refused}`));
   const url = new URL(baseUrl.replace(/\/+$/, '') + path);
   const headers: Record<string, string> = { accept: 'application/json, application/problem+json', ...lowerKeys(options.headers ?? {}) };
   let body = options.body;

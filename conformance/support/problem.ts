@@ -2,6 +2,7 @@
 import { getValidator } from '../../spec/schemas.ts';
 import { curlFor } from './curl.ts';
 import type { HttpResponse } from './http.ts';
+import { noteDescribed } from './exchange-log.ts';
 
 /** The media type of a response without parameters, lower-cased. */
 export function mediaType(response: HttpResponse): string {
@@ -12,7 +13,10 @@ export function mediaType(response: HttpResponse): string {
 export function describe(response: HttpResponse): string {
   const body = response.text.length > 300 ? `${response.text.slice(0, 300)}…` : response.text;
   const contentType = response.headers['content-type'] ?? '(no content type)';
-  return `${response.request.method} ${response.request.url} → ${response.status} ${contentType} ${body}\n  reproduce: ${curlFor(response.request)}`;
+  const text = `${response.request.method} ${response.request.url} → ${response.status} ${contentType} ${body}\n  reproduce: ${curlFor(response.request)}`;
+  // The failure that prints this text is about this exchange (D-FINDINGS).
+  noteDescribed(response, text);
+  return text;
 }
 
 /** PROBLEM-CONTENT-TYPE: undefined when the response is served as application/problem+json. */

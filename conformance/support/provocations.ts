@@ -8,6 +8,7 @@
 import { uniqueValue, fillTemplate } from './template.ts';
 import type { HttpResponse } from './http.ts';
 import type { Target } from './target.ts';
+import { noteBreaks } from './exchange-log.ts';
 
 export interface Provocation {
   name: string;
@@ -15,6 +16,8 @@ export interface Provocation {
   status: number;
   /** The answers a MUST accepts: `status` alone where the document fixes it (D-SUITE-TRUST). */
   accepted: readonly number[];
+  /** The requirement that gives the error its status: an answer it does not accept breaks it (D-FINDINGS). */
+  requirement?: string;
   send(): Promise<HttpResponse>;
 }
 
@@ -37,20 +40,21 @@ const methodsToTry = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'
 export function provocations(target: Target): Provocation[] {
   const { profile, client, anonymous } = target;
   const list: Provocation[] = [];
-  list.push(fixed({ name: 'unknown route', status: 404, send: () => anonymous.get(`/hac-no-such-route-${uniqueValue()}`) }));
+  list.push(fixed({ name: 'unknown route', status: 404, requirement: 'STATUS-404-UNKNOWN-ROUTE', send: () => anonymous.get(`/hac-no-such-route-${uniqueValue()}`) }));
   // A method the item path allows: a DELETE-only item path answers GET with 405, rightly (D-SUITE-TRUST).
   const unknownItem = target.collectionsWithItems().map((c) => target.unknownItemRequest(c)).find((r) => r !== undefined);
-  if (unknownItem) list.push(fixed({ name: `unknown id: ${unknownItem.method} ${unknownItem.path}`, status: 404, send: unknownItem.send }));
+  if (unknownItem) list.push(fixed({ name: `unknown id: ${unknownItem.method} ${unknownItem.path}`, status: 404, requirement: 'STATUS-404-UNKNOWN-RESOURCE', send: unknownItem.send }));
   const first = profile.collections[0];
   const disallowed = first ? methodsToTry.find((m) => m !== 'HEAD' && !first.methods.includes(m)) : undefined;
   if (first && disallowed) {
-    list.push(fixed({ name: `${disallowed} ${first.path}`, status: 405, send: () => client.request(disallowed, first.path) }));
+    list.push(fixed({ name: `${disallowed} ${first.path}`, status: 405, requirement: 'METHOD-NOT-ALLOWED-405', send: () => client.request(disallowed, first.path) }));
   }
   const creatable = target.creatable();
   if (creatable) {
     list.push(fixed({
       name: `malformed JSON to ${creatable.path}`,
       status: 400,
+      requirement: 'STATUS-400-MALFORMED-JSON',
       send: () => client.request('POST', creatable.path, { body: '{"broken": ', headers: { 'content-type': 'application/json' } }),
     }));
     // The status table has no 415: 400, 415 or 422 are all allowed (MEDIA-TYPE-415 asks for 415).
@@ -58,20 +62,22 @@ export function provocations(target: Target): Provocation[] {
       name: `text/plain body to ${creatable.path}`,
       status: 415,
       accepted: ANY_4XX,
+      requirement: 'STATUS-415-MEDIA-TYPE',
       send: () => client.request('POST', creatable.path, { body: JSON.stringify(fillTemplate(creatable.create)), headers: { 'content-type': 'text/plain' } }),
     });
   }
   const invalid = profile.collections.find((c) => c.invalid !== undefined && c.methods.includes('POST'));
   if (invalid?.invalid) {
     const body = invalid.invalid.body;
-    list.push(fixed({ name: `invalid body to ${invalid.path}`, status: 422, send: () => client.post(invalid.path, body) }));
+    list.push(fixed({ name: `invalid body to ${invalid.path}`, status: 422, requirement: 'STATUS-422-INVALID-VALUES', send: () => client.post(invalid.path, body) }));
   }
   const prot = profile.protected;
   const withoutToken = (): Promise<HttpResponse> => anonymous.request(prot.method, prot.path, jsonOf(prot.body));
-  list.push(fixed({ name: `${prot.method} ${prot.path} without a token`, status: 401, send: withoutToken }));
+  list.push(fixed({ name: `${prot.method} ${prot.path} without a token`, status: 401, requirement: 'AUTH-401-MISSING', send: withoutToken }));
   list.push(fixed({
     name: `${prot.method} ${prot.path} with an unknown token`,
     status: 401,
+    requirement: 'AUTH-401-INVALID',
     send: () => client.request(prot.method, prot.path, { ...jsonOf(prot.body), token: `hac-unknown-${uniqueValue()}` }),
   }));
   const limited = profile.tokens.limited;
@@ -79,6 +85,7 @@ export function provocations(target: Target): Provocation[] {
     list.push(fixed({
       name: `${limited.request.method} ${limited.request.path} with the limited token`,
       status: 403,
+      requirement: 'AUTH-403-PERMISSION',
       send: () => client.request(limited.request.method, limited.request.path, { ...jsonOf(limited.request.body), token: limited.token }),
     }));
   }
@@ -100,5 +107,11 @@ function jsonOf(body: unknown): { json?: unknown } {
 export async function provokeAll(target: Target): Promise<{ provocation: Provocation; response: HttpResponse }[]> {
   const list = provocations(target);
   const responses = await Promise.all(list.map((p) => p.send()));
-  return list.map((provocation, i) => ({ provocation, response: responses[i] as HttpResponse }));
+  return list.map((provocation, i) => {
+    const response = responses[i] as HttpResponse;
+    // Another status breaks the provocation's own requirement: the envelope checks failing on this
+    // answer only repeat that defect (D-FINDINGS).
+    if (provocation.requirement && !provocation.accepted.includes(response.status)) noteBreaks(response, provocation.requirement, acceptedText(provocation));
+    return { provocation, response };
+  });
 }

@@ -5,6 +5,7 @@
 import { Client } from './client.ts';
 import type { HttpResponse } from './http.ts';
 import { fillTemplate, itemPathFor } from './template.ts';
+import { required } from './required.ts';
 import type { ProfileCollection, TargetProfile } from '../target/profile.ts';
 
 export interface Created {
@@ -83,6 +84,14 @@ export class Target {
     if (location) return { path: this.pathOf(location), ...(id !== undefined ? { id } : {}) };
     if (id !== undefined && itemPath) return { path: itemPathFor(itemPath, id), id };
     return {};
+  }
+
+  /**
+   * The item path of what `created` created, or the check failed with the create's answer as its
+   * finding (a consequence of STATUS-201-CREATED-LOCATION): never a request to the API root (D-FINDINGS).
+   */
+  itemOf(created: Created): string {
+    return required(created.path, 'Location header or `id` naming the created item', created.response, 'STATUS-201-CREATED-LOCATION');
   }
 
   /** A URL or reference from the target (Location, link href) as a path under this base URL. */
