@@ -40,14 +40,23 @@ const methodsToTry = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'
 export function provocations(target: Target): Provocation[] {
   const { profile, client, anonymous } = target;
   const list: Provocation[] = [];
-  list.push(fixed({ name: 'unknown route', status: 404, requirement: 'STATUS-404-UNKNOWN-ROUTE', send: () => anonymous.get(`/hac-no-such-route-${uniqueValue()}`) }));
+  list.push(fixed({
+    name: 'unknown route',
+    status: 404,
+    requirement: 'STATUS-404-UNKNOWN-ROUTE',
+    send: () => anonymous.get(`/hac-no-such-route-${uniqueValue()}`),
+  }));
   // A method the item path allows: a DELETE-only item path answers GET with 405, rightly (D-SUITE-TRUST).
   const unknownItem = target.collectionsWithItems().map((c) => target.unknownItemRequest(c)).find((r) => r !== undefined);
-  if (unknownItem) list.push(fixed({ name: `unknown id: ${unknownItem.method} ${unknownItem.path}`, status: 404, requirement: 'STATUS-404-UNKNOWN-RESOURCE', send: unknownItem.send }));
+  if (unknownItem) {
+    const name = `unknown id: ${unknownItem.method} ${unknownItem.path}`;
+    list.push(fixed({ name, status: 404, requirement: 'STATUS-404-UNKNOWN-RESOURCE', send: unknownItem.send }));
+  }
   const first = profile.collections[0];
   const disallowed = first ? methodsToTry.find((m) => m !== 'HEAD' && !first.methods.includes(m)) : undefined;
   if (first && disallowed) {
-    list.push(fixed({ name: `${disallowed} ${first.path}`, status: 405, requirement: 'METHOD-NOT-ALLOWED-405', send: () => client.request(disallowed, first.path) }));
+    const send = (): Promise<HttpResponse> => client.request(disallowed, first.path);
+    list.push(fixed({ name: `${disallowed} ${first.path}`, status: 405, requirement: 'METHOD-NOT-ALLOWED-405', send }));
   }
   const creatable = target.creatable();
   if (creatable) {
@@ -69,7 +78,8 @@ export function provocations(target: Target): Provocation[] {
   const invalid = profile.collections.find((c) => c.invalid !== undefined && c.methods.includes('POST'));
   if (invalid?.invalid) {
     const body = invalid.invalid.body;
-    list.push(fixed({ name: `invalid body to ${invalid.path}`, status: 422, requirement: 'STATUS-422-INVALID-VALUES', send: () => client.post(invalid.path, body) }));
+    const send = (): Promise<HttpResponse> => client.post(invalid.path, body);
+    list.push(fixed({ name: `invalid body to ${invalid.path}`, status: 422, requirement: 'STATUS-422-INVALID-VALUES', send }));
   }
   const prot = profile.protected;
   const withoutToken = (): Promise<HttpResponse> => anonymous.request(prot.method, prot.path, jsonOf(prot.body));
