@@ -105,7 +105,7 @@ class DeadlinePassed extends Error {
 /** Phases before the suite: the target has given no usable answer yet when one of them runs out of time. */
 const BEFORE_SUITE = new Set(['embedded server start', 'probe', 'feature check']);
 
-/** Room left after the suite's own global timeout for stopping it and writing the report. */
+/** Room left after the suite's own global timeout for stopping it and writing the report (at least; a tenth of the deadline when more). */
 const REPORT_MARGIN_MS = 15_000;
 
 /**
@@ -158,7 +158,7 @@ export async function runCommand(args: string[]): Promise<number> {
   // D-BOUNDED-RUN: the run's bounds, in this process's environment so the suite's workers inherit them.
   if (options.maxResponseBytes !== undefined) process.env.HAC_MAX_RESPONSE_BYTES = String(options.maxResponseBytes);
   const deadline = runDeadline(options.deadlineSeconds * 1000);
-  const suiteBudgetMs = options.deadlineSeconds * 1000 - REPORT_MARGIN_MS;
+  const suiteBudgetMs = options.deadlineSeconds * 1000 - Math.max(REPORT_MARGIN_MS, options.deadlineSeconds * 100);
   // The suite's own global timeout ends it in time to report when the deadline is the shorter bound.
   const suiteCutByDeadline = suiteBudgetMs < runEnvironment().globalTimeoutMs;
   if (suiteCutByDeadline) process.env.HAC_GLOBAL_TIMEOUT = String(Math.max(1000, suiteBudgetMs));
