@@ -4,7 +4,7 @@
  * then a whole `run`. The MUST failures are listed below as data with why each is true of the mock;
  * any other MUST failure is a false alarm of the suite (or of init) and fails this test.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
 import { readResults } from '../../spec/results.ts';
@@ -65,7 +65,8 @@ const EXPECTED_MUST_FAILURES: Record<string, string> = {
 
 test.describe('a Prism mock of a corpus document, judged by init --target and run', () => {
   test.skip(CORPUS_ABSENT !== undefined, CORPUS_ABSENT ?? '');
-  test.describe.configure({ timeout: 5 * 60_000 });
+  // A whole run: about a minute on a quiet machine, several under the shared load of npm test.
+  test.describe.configure({ timeout: 12 * 60_000 });
   let mock: MockServer;
   test.beforeAll(async () => {
     mock = await startPrismMock(corpusPath(DOCUMENT));
@@ -85,7 +86,8 @@ test.describe('a Prism mock of a corpus document, judged by init --target and ru
     expect([0, 1], init.stdout + init.stderr).toContain(init.code);
     const profile = JSON.parse(readFileSync(out, 'utf8')) as { description: string };
     expect(profile.description).toContain('HEAD and OPTIONS asked of the target');
-    const run = await runCli(['--profile', out, '--target', mock.url, '--out', join(dir, 'results'), '--workers', '2']);
+    const run = await runCli(['--profile', out, '--target', mock.url, '--out', join(dir, 'results'), '--workers', '2'], {}, 10 * 60_000);
+    expect(existsSync(join(dir, 'results', 'results.json')), `run exit ${run.code}: ${run.stdout.slice(-2000)}${run.stderr}`).toBe(true);
     const results = readResults(join(dir, 'results', 'results.json'));
     const failed = results.requirements.filter((r) => r.level === 'MUST' && r.outcome === 'failed');
     const listing = failed.map((r) => `${r.id}: ${(r.tests.find((t) => t.status !== 'passed')?.error ?? '').split('\n')[0]?.slice(0, 160)}`);
