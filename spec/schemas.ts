@@ -246,7 +246,8 @@ function fieldOf(error: ErrorObject): string {
   ) {
     path.push(String(p.additionalProperty ?? p.unevaluatedProperty));
   }
-  return path.length === 0 ? BODY_FIELD : path.join('.');
+  // A member with an empty name (`{"": 1}`) is named `""`: a field is never the empty string (validation-error-item.schema.json).
+  return path.length === 0 ? BODY_FIELD : path.map((segment) => (segment === '' ? '""' : segment)).join('.');
 }
 
 /** Turns Ajv errors into the `errors` list of a 422 problem: one entry per field (D-ERRORS). */

@@ -193,3 +193,10 @@ test.describe('validationErrors', () => {
     expect(() => validationErrors('no-such-schema', {})).toThrow(/unknown schema/);
   });
 });
+
+test('a member with an empty name is named "" in errors[].field, never the empty string the item schema forbids', () => {
+  const errors = validationErrors('user-request', { '': 1, name: 'Ann', email: 'ann@example.com' });
+  expect(errors.map((e) => e.field)).toEqual(['""']);
+  const item = getValidator('validation-error-item');
+  for (const error of errors) expect(item(error), JSON.stringify(item.errors)).toBe(true);
+});
