@@ -226,7 +226,8 @@ async function run(nodes: LocalCluster, durable: boolean, lagging: boolean): Pro
     }
     const duplicated = [...byKey.values()].filter((ids) => ids.length > 1).length;
     const fiveXxWindowMs = fiveXx.length === 0 ? 0 : Math.max(...fiveXx) - Math.min(...fiveXx);
-    const row = { run: name, keys: count, created, stored: byKey.size, lost, duplicated, wrongReplays, goneReplays, gaveUp, other, fiveXx: fiveXx.length, fiveXxWindowMs };
+    const counts = { lost, duplicated, wrongReplays, goneReplays, gaveUp, other, fiveXx: fiveXx.length, fiveXxWindowMs };
+    const row = { run: name, keys: count, created, stored: byKey.size, ...counts };
     rows.push(row);
     // The cluster is whole again before the next run: the restarted node is a replica in sync.
     await until(async () => (await nodes.replicasOf(replica)).includes(victim), 20_000, 'the killed primary is a replica again');
