@@ -104,6 +104,8 @@ export interface ClientResult {
 export interface DurabilityCell {
   store: 'redis' | 'cluster';
   durability: 'off' | 'on';
+  /** `http`: keyed POST /payments through a server, `concurrency` at a time; `store`: the store's creation call alone, one at a time. */
+  via: 'http' | 'store';
   writes: number;
   p50Ms: number;
   p99Ms: number;

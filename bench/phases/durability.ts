@@ -15,12 +15,21 @@ import { resolveConfig } from '../../reference-impl/config.ts';
 import { clusterToolsInstalled, startLocalCluster } from '../../reference-impl/local-cluster.ts';
 import { startServer } from '../../reference-impl/server.ts';
 import { createRedisStores } from '../../reference-impl/stores/redis/index.ts';
+import { createResources } from '../../reference-impl/stores/combined.ts';
+import { CREATED_BY } from '../../reference-impl/stores/types.ts';
 import type { DurabilityCell } from '../types.ts';
 
 export type { DurabilityCell };
 
 
 const DURABILITY = { replicas: 1, timeoutMs: 100 };
+/** The cells of one round, reversed every other round. */
+const ORDER: readonly (readonly [boolean, 'http' | 'store'])[] = [
+  [false, 'store'],
+  [true, 'store'],
+  [false, 'http'],
+  [true, 'http'],
+];
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function freePort(): Promise<number> {
@@ -75,6 +84,42 @@ async function primaryWithReplica(): Promise<{ url: string; stop(): Promise<void
 }
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+
+/** `writes` payment creations (with their idempotency result) straight on the store, one at a time: the store's round trip alone. */
+async function measureStore(
+  store: { kind: 'redis'; url: string; cluster?: string[]; keyPrefix: string },
+  durable: boolean,
+  writes: number,
+): Promise<{ latencies: number[]; failed: number }> {
+  const stores = createRedisStores({ ...store, commandTimeoutMs: 2000, ...(durable ? { durability: DURABILITY } : {}) });
+  const latencies: number[] = [];
+  let failed = 0;
+  const tag = Math.random().toString(36).slice(2);
+  try {
+    await stores.ping();
+    for (let i = 0; i < writes; i += 1) {
+      const marker = `${tag}-${i}`;
+      const started = performance.now();
+      try {
+        await createResources(stores, {
+          kinds: ['payments'],
+          marker: { kind: 'payments', value: marker },
+          build: ([id = 0]) => ({
+            entries: [['payments', { id, amount: 100, [CREATED_BY]: marker }]],
+            response: { status: 201, headers: { location: `/payments/${id}` }, body: { id } },
+          }),
+          complete: { key: `token:bench:${marker}`, fingerprint: 'fp', ttlSeconds: 60 },
+        });
+        latencies.push(performance.now() - started);
+      } catch {
+        failed += 1;
+      }
+    }
+  } finally {
+    await stores.close();
+  }
+  return { latencies, failed };
+}
 
 /** `writes` keyed payments through one server on `store`, `concurrency` at a time; latency per write. */
 async function measure(
@@ -138,9 +183,12 @@ export async function durabilityPhase(options: {
     for (let round = 0; round < options.rounds; round += 1) {
       for (const target of targets) {
         // Alternating order per round: off first, then on first.
-        for (const durable of round % 2 === 0 ? [false, true] : [true, false]) {
-          const key = `${target.name}/${durable ? 'on' : 'off'}`;
-          const { latencies, failed } = await measure(target.store, durable, options.writes, options.concurrency);
+        for (const [durable, via] of round % 2 === 0 ? ORDER : [...ORDER].reverse()) {
+          const key = `${target.name}/${durable ? 'on' : 'off'}/${via}`;
+          const { latencies, failed } =
+            via === 'http'
+              ? await measure(target.store, durable, options.writes, options.concurrency)
+              : await measureStore(target.store, durable, options.writes);
           const into = samples.get(key) ?? { latencies: [], failed: 0 };
           into.latencies.push(...latencies);
           into.failed += failed;
@@ -156,25 +204,27 @@ export async function durabilityPhase(options: {
   }
   const cells: DurabilityCell[] = [];
   for (const [key, { latencies, failed }] of samples) {
-    const [store, durability] = key.split('/') as ['redis' | 'cluster', 'off' | 'on'];
+    const [store, durability, via] = key.split('/') as ['redis' | 'cluster', 'off' | 'on', 'http' | 'store'];
     const sorted = [...latencies].sort((a, b) => a - b);
     const meanMs = sorted.reduce((sum, value) => sum + value, 0) / Math.max(1, sorted.length);
-    cells.push({ store, durability, writes: sorted.length, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), meanMs, failed });
+    cells.push({ store, durability, via, writes: sorted.length, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), meanMs, failed });
   }
   return { cells, notes };
 }
 
 /** The cells as a Markdown table, with the cost of `on` per store. */
 export function durabilityTable(cells: DurabilityCell[]): string {
-  const lines = ['| store | durability | writes | p50 ms | p99 ms | mean ms | not 201 |', '|---|---|---|---|---|---|---|'];
+  const lines = ['| store | via | durability | writes | p50 ms | p99 ms | mean ms | failed |', '|---|---|---|---|---|---|---|---|'];
   for (const c of cells) {
-    lines.push(`| ${c.store} | ${c.durability} | ${c.writes} | ${c.p50Ms.toFixed(2)} | ${c.p99Ms.toFixed(2)} | ${c.meanMs.toFixed(2)} | ${c.failed} |`);
+    const figures = [c.p50Ms, c.p99Ms, c.meanMs].map((ms) => ms.toFixed(2)).join(' | ');
+    lines.push(`| ${c.store} | ${c.via} | ${c.durability} | ${c.writes} | ${figures} | ${c.failed} |`);
   }
-  for (const store of ['redis', 'cluster'] as const) {
-    const off = cells.find((c) => c.store === store && c.durability === 'off');
-    const on = cells.find((c) => c.store === store && c.durability === 'on');
+  for (const [store, via] of [['redis', 'store'], ['cluster', 'store'], ['redis', 'http'], ['cluster', 'http']] as const) {
+    const off = cells.find((c) => c.store === store && c.via === via && c.durability === 'off');
+    const on = cells.find((c) => c.store === store && c.via === via && c.durability === 'on');
     if (off && on) {
-      lines.push(`\n${store}: durability on costs ${(on.p50Ms - off.p50Ms).toFixed(2)} ms at p50, ${(on.meanMs - off.meanMs).toFixed(2)} ms mean per write`);
+      const [p50, mean] = [on.p50Ms - off.p50Ms, on.meanMs - off.meanMs].map((ms) => ms.toFixed(2));
+      lines.push(`${store} (${via}): durability on costs ${p50} ms at p50, ${mean} ms mean per write`);
     }
   }
   return lines.join('\n');
