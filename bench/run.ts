@@ -18,11 +18,12 @@ import { suiteTimePhase } from './phases/suite-time.ts';
 import { throughputPhase, ROUTES } from './phases/throughput.ts';
 import { DEFAULT_REDIS_URL, deleteKeysWithPrefix, redisAnswers, sharedRedisUrl } from '../reference-impl/redis-admin.ts';
 import { compareRuns, loadPrevious, RESULTS_DIR, timestamp, writeRun } from './results.ts';
+import { durabilityPhase, durabilityTable } from './phases/durability.ts';
 import { formatComparison, formatRun } from './table.ts';
 import { exactnessVerdict, refillVerdict, suiteVerdict, throughputVerdict } from './goals.ts';
 import type { BenchRun, StoreKind } from './types.ts';
 
-const PHASES = ['throughput', 'clients', 'exactness', 'refill', 'profile', 'suite'] as const;
+const PHASES = ['throughput', 'clients', 'exactness', 'refill', 'profile', 'suite', 'durability'] as const;
 
 const USAGE = `usage: node --import tsx bench/run.ts [options]
 
@@ -207,6 +208,13 @@ try {
       keepAs: `${RESULTS_DIR}${timestamp(startedAt)}.cpuprofile.json`,
       log,
     });
+  }
+  if (phases.includes('durability')) {
+    log('\n[durability] latency per write with store.durability off and on (D-STORE-DURABILITY)');
+    const measured = await durabilityPhase({ writes: quick ? 200 : 500, rounds: quick ? 2 : 4, concurrency: 4, log });
+    run.durability = measured.cells;
+    notes.push(...measured.notes);
+    log(durabilityTable(measured.cells));
   }
   if (phases.includes('suite')) {
     log('\n[5/5] conformance suite run time');

@@ -100,6 +100,20 @@ export interface ClientResult {
   skipped?: string;
 }
 
+/** One cell of the durability phase (bench/phases/durability.ts, D-STORE-DURABILITY). */
+export interface DurabilityCell {
+  store: 'redis' | 'cluster';
+  durability: 'off' | 'on';
+  /** `http`: keyed POST /payments through a server, `concurrency` at a time; `store`: the store's creation call alone, one at a time. */
+  via: 'http' | 'store';
+  writes: number;
+  p50Ms: number;
+  p99Ms: number;
+  meanMs: number;
+  /** Answers other than 201 (a 503 is a wait that timed out). */
+  failed: number;
+}
+
 export interface BenchRun {
   startedAt: string;
   host: { node: string; cpus: number; platform: string };
@@ -111,5 +125,7 @@ export interface BenchRun {
   suite: SuiteTimeResult[];
   profile?: ProfileResult;
   clients?: ClientResult[];
+  /** Latency per write with store.durability off and on (bench/phases/durability.ts). */
+  durability?: DurabilityCell[];
   notes: string[];
 }
