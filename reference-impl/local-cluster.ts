@@ -1,6 +1,6 @@
 /**
- * A throw-away Redis Cluster on loopback for the cluster tests and the bench: N primaries (no
- * replicas) started with the installed `redis-server --cluster-enabled yes`, joined by
+ * A throw-away Redis Cluster on loopback for the cluster tests and the bench: N primaries (and,
+ * when asked, R replicas of each, for the failover test) started with the installed `redis-server --cluster-enabled yes`, joined by
  * `redis-cli --cluster create … --cluster-yes`, each with an fsynced append-only file so a killed
  * primary restarts with every write it acknowledged. `stop()` kills them all and removes the folder.
  */
@@ -12,14 +12,16 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 
 export interface LocalCluster {
-  /** `127.0.0.1:<port>` of every primary, in start order (the `--redis-cluster` value). */
+  /** `127.0.0.1:<port>` of every node, in start order (the `--redis-cluster` value; primaries first when there are replicas). */
   nodes: string[];
-  /** Kills primary `index` (SIGKILL: a crash) and waits for its exit. */
+  /** Kills node `index` (SIGKILL: a crash) and waits for its exit. */
   kill(index: number): Promise<void>;
-  /** Starts primary `index` again on its port and waits until the cluster reports ok. */
+  /** Starts node `index` again on its port and waits until the cluster reports ok (a killed primary comes back as a replica). */
   restart(index: number): Promise<void>;
   /** The index of the primary that serves `key`'s slot. */
   primaryOf(key: string): Promise<number>;
+  /** The indexes of the nodes that replicate primary `index` (as that primary lists them). */
+  replicasOf(index: number): Promise<number[]>;
   /** A connection to primary `index` (for assertions and clean-up; the caller disconnects it). */
   admin(index: number): Redis;
   /** Deletes every key under `prefix` on every primary (SCAN + UNLINK, never FLUSHALL). */
@@ -53,8 +55,9 @@ async function freeClusterPort(taken: Set<number>): Promise<number> {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Starts a local cluster of `primaries` nodes (default 3); resolves once every node reports `cluster_state:ok`. */
-export async function startLocalCluster(options: { primaries?: number; nodeTimeoutMs?: number } = {}): Promise<LocalCluster> {
-  const count = options.primaries ?? 3;
+export async function startLocalCluster(options: { primaries?: number; replicasPerPrimary?: number; nodeTimeoutMs?: number } = {}): Promise<LocalCluster> {
+  const replicasPerPrimary = options.replicasPerPrimary ?? 0;
+  const count = (options.primaries ?? 3) * (1 + replicasPerPrimary);
   const dir = mkdtempSync(join(tmpdir(), 'hac-cluster-'));
   const taken = new Set<number>();
   const ports: number[] = [];
@@ -108,6 +111,8 @@ export async function startLocalCluster(options: { primaries?: number; nodeTimeo
         '--cluster-require-full-coverage', 'no',
         '--appendonly', 'yes', '--appendfsync', 'always', '--appendfilename', `appendonly-${port}.aof`, '--appenddirname', `aof-${port}`,
         '--save', '',
+        // DEBUG SLEEP, from loopback only: the failover test stalls a replica with it.
+        ...(replicasPerPrimary > 0 ? ['--enable-debug-command', 'local'] : []),
       ],
       { stdio: 'ignore' },
     );
@@ -134,6 +139,29 @@ export async function startLocalCluster(options: { primaries?: number; nodeTimeo
     throw new Error('the local cluster did not reach cluster_state:ok within 20 s');
   }
 
+  /** Waits until every replica has finished its first sync (a replica that never synced cannot take over). */
+  async function untilReplicasInSync(): Promise<void> {
+    const deadline = performance.now() + 20_000;
+    while (performance.now() < deadline) {
+      const synced = await Promise.all(
+        ports.map(async (_, index) => {
+          const client = admin(index);
+          try {
+            const info = await client.info('replication');
+            return info.includes('role:master') || info.includes('master_link_status:up');
+          } catch {
+            return false;
+          } finally {
+            client.disconnect();
+          }
+        }),
+      );
+      if (synced.every(Boolean)) return;
+      await sleep(100);
+    }
+    throw new Error('the replicas of the local cluster did not sync within 20 s');
+  }
+
   async function killChild(index: number): Promise<void> {
     const child = children[index];
     children[index] = undefined;
@@ -151,12 +179,17 @@ export async function startLocalCluster(options: { primaries?: number; nodeTimeo
   try {
     ports.forEach((_, index) => launch(index));
     await Promise.all(ports.map((_, index) => untilAnswers(index)));
-    const create = spawnSync('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes'], {
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
+    const create = spawnSync(
+      'redis-cli',
+      ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', String(replicasPerPrimary), '--cluster-yes'],
+      {
+        encoding: 'utf8',
+        timeout: 20_000,
+      },
+    );
     if (create.status !== 0) throw new Error(`redis-cli --cluster create failed: ${create.stderr || create.stdout}`);
     await untilClusterOk();
+    if (replicasPerPrimary > 0) await untilReplicasInSync();
   } catch (error) {
     await stop();
     throw error;
@@ -186,6 +219,16 @@ export async function startLocalCluster(options: { primaries?: number; nodeTimeo
         client.disconnect();
       }
     },
+    async replicasOf(index) {
+      const client = admin(index);
+      try {
+        const info = await client.info('replication');
+        const found = [...info.matchAll(/^slave\d+:ip=[^,]*,port=(\d+)/gm)].map((match) => ports.indexOf(Number(match[1])));
+        return found.filter((replica) => replica >= 0);
+      } finally {
+        client.disconnect();
+      }
+    },
     async deleteKeys(prefix) {
       if (!prefix || /[*?[\]]/.test(prefix)) throw new Error(`refusing to delete keys for prefix "${prefix}"`);
       await Promise.all(
@@ -193,6 +236,8 @@ export async function startLocalCluster(options: { primaries?: number; nodeTimeo
           if (children[index] === undefined) return;
           const client = admin(index);
           try {
+            // A replica refuses writes, and holds only what its primary holds.
+            if ((await client.info('replication')).includes('role:slave')) return;
             let cursor = '0';
             do {
               const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
