@@ -51,8 +51,8 @@ export async function startServer({ config, stores: given, logError, wrapApp }: 
   const deps: Deps = { config, stores, tokens: createTokenRegistry(config.tokens) };
   const app = createApp({ ...deps, ...(logError ? { logError } : {}), ...(wrapApp ? { wrapApp } : {}) });
   const server = createServer(SERVER_OPTIONS, app.callback());
-  server.on('clientError', clientErrorHandler(deps));
-  server.on('connect', connectHandler(deps));
+  server.on('clientError', clientErrorHandler());
+  server.on('connect', connectHandler());
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   let stopping = false;
   // While stopping, an answer closes its connection. (No per-request listener otherwise: one closure and
