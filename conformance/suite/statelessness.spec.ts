@@ -11,6 +11,7 @@ import { fillTemplate } from '../support/template.ts';
 import { succeeded } from '../support/collection.ts';
 import { freshKey, keyed, NO_IDEMPOTENT_ENDPOINT } from '../support/idempotency.ts';
 import type { Target } from '../support/target.ts';
+import type { HttpResponse } from '../support/http.ts';
 
 test(
   'a resource created through one instance is read, changed and deleted through the others',
@@ -39,22 +40,42 @@ test(
   },
 );
 
+/** A keyed POST on the first instance and its replay on the second (skips without an idempotent endpoint). */
+async function replayAcross(instances: readonly Target[]): Promise<{ first: HttpResponse; replay: HttpResponse; other: () => Promise<HttpResponse> }> {
+  const [a, b] = instances as [Target, Target];
+  const idem = orSkip(a.profile.idempotency, NO_IDEMPOTENT_ENDPOINT);
+  const body = fillTemplate(idem.body);
+  const key = freshKey();
+  const first = await a.client.post(idem.path, body, keyed(key));
+  expect(succeeded(first), describe(first)).toBe(true);
+  const replay = await b.client.post(idem.path, body, keyed(key));
+  return { first, replay, other: () => b.client.post(idem.path, fillTemplate(idem.otherBody), keyed(key)) };
+}
+
 test(
-  'a key used on one instance replays on another',
-  req(['IDEMPOTENCY-REPLAY', 'STATELESS-ANY-INSTANCE'], '@multi-target', '@idempotency'),
+  'a key used on one instance is known to another',
+  req('STATELESS-ANY-INSTANCE', '@multi-target', '@idempotency'),
   async ({ instances }) => {
-    const [a, b] = instances;
-    const idem = orSkip(a.profile.idempotency, NO_IDEMPOTENT_ENDPOINT);
-    const body = fillTemplate(idem.body);
-    const key = freshKey();
-    const first = await a.client.post(idem.path, body, keyed(key));
-    expect(succeeded(first), describe(first)).toBe(true);
-    const replay = await b.client.post(idem.path, body, keyed(key));
+    // The other instance knows the key: it answers the stored status and body. Whether the replay repeats
+    // every header (Location) and how a reused key is refused are IDEMPOTENCY-REPLAY's to report, not a
+    // second failure here (D-SUITE-TRUST).
+    const { first, replay } = await replayAcross(instances);
+    expect(replay.status, describe(replay)).toBe(first.status);
+    expect(replay.json).toEqual(first.json);
+  },
+);
+
+test(
+  'a key used on one instance replays on another, Location included',
+  req('IDEMPOTENCY-REPLAY', '@multi-target', '@idempotency'),
+  async ({ instances }) => {
+    const { first, replay, other } = await replayAcross(instances);
     expect(replay.status, describe(replay)).toBe(first.status);
     expect(replay.json).toEqual(first.json);
     expect(replay.headers.location).toBe(first.headers.location);
-    const mismatch = await b.client.post(idem.path, fillTemplate(idem.otherBody), keyed(key));
-    expect(mismatch.status, `the other instance knows the key's payload: ${describe(mismatch)}`).toBe(422);
+    const mismatch = await other();
+    // Any 4xx refusal (IDEMPOTENCY-KEY-REUSE-MISMATCH); the project's 422 is IDEMPOTENCY-REUSE-422's to ask.
+    expect(mismatch.status >= 400 && mismatch.status < 500, `the other instance knows the key's payload: ${describe(mismatch)}`).toBe(true);
   },
 );
 

@@ -1,19 +1,37 @@
 /**
  * Every error the suite can provoke from a profile alone, as named requests with the status the
- * conventions give them (document section 7 "Status codes"). The envelope checks run over all of them.
+ * project gives them (`status`) and the statuses the document allows (`accepted`, D-SUITE-TRUST):
+ * where the document's status table fixes the answer they are the same; where it does not (a body
+ * without a JSON media type: the table has no 415) every 4xx is allowed and the project's choice is
+ * a SHOULD of its own. The envelope checks run over all of them.
  */
 import { uniqueValue, fillTemplate } from './template.ts';
 import type { HttpResponse } from './http.ts';
-import { unknownItemPath } from './target.ts';
 import type { Target } from './target.ts';
 import { noteBreaks } from './exchange-log.ts';
 
 export interface Provocation {
   name: string;
+  /** The project's answer (document section 7 "Status codes", or the project's SHOULD where the table has none). */
   status: number;
-  /** The requirement that gives the error its status: an answer with another status breaks it (D-FINDINGS). */
+  /** The answers a MUST accepts: `status` alone where the document fixes it (D-SUITE-TRUST). */
+  accepted: readonly number[];
+  /** The MUST that gives the error its status: an answer outside `accepted` breaks it (D-FINDINGS). */
   requirement?: string;
   send(): Promise<HttpResponse>;
+}
+
+/** Every 4xx: "4xx means the client must change something" (document section 7) is all the document says of them. */
+const ANY_4XX: readonly number[] = Array.from({ length: 100 }, (_, i) => 400 + i);
+
+/** `provocation` with exactly its own status accepted (the document's table fixes it). */
+function fixed(provocation: Omit<Provocation, 'accepted'>): Provocation {
+  return { ...provocation, accepted: [provocation.status] };
+}
+
+/** How a MUST names what a provocation accepts, for failure messages. */
+export function acceptedText(provocation: Provocation): string {
+  return provocation.accepted === ANY_4XX ? 'a 4xx' : provocation.accepted.join(' or ');
 }
 
 const methodsToTry = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -22,28 +40,33 @@ const methodsToTry = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'
 export function provocations(target: Target): Provocation[] {
   const { profile, client, anonymous } = target;
   const list: Provocation[] = [];
-  list.push({ name: 'unknown route', status: 404, requirement: 'STATUS-404-UNKNOWN-ROUTE', send: () => anonymous.get(`/hac-no-such-route-${uniqueValue()}`) });
-  const withItems = target.collectionsWithItems()[0];
-  if (withItems) {
-    const send = (): Promise<HttpResponse> => client.get(unknownItemPath(withItems.itemPath));
-    list.push({ name: `unknown id in ${withItems.itemPath}`, status: 404, requirement: 'STATUS-404-UNKNOWN-RESOURCE', send });
+  const unknownRoute = (): Promise<HttpResponse> => anonymous.get(`/hac-no-such-route-${uniqueValue()}`);
+  list.push(fixed({ name: 'unknown route', status: 404, requirement: 'STATUS-404-UNKNOWN-ROUTE', send: unknownRoute }));
+  // A method the item path allows: a DELETE-only item path answers GET with 405, rightly (D-SUITE-TRUST).
+  const unknownItem = target.collectionsWithItems().map((c) => target.unknownItemRequest(c)).find((r) => r !== undefined);
+  if (unknownItem) {
+    const name = `unknown id: ${unknownItem.method} ${unknownItem.path}`;
+    list.push(fixed({ name, status: 404, requirement: 'STATUS-404-UNKNOWN-RESOURCE', send: unknownItem.send }));
   }
   const first = profile.collections[0];
   const disallowed = first ? methodsToTry.find((m) => m !== 'HEAD' && !first.methods.includes(m)) : undefined;
   if (first && disallowed) {
-    list.push({ name: `${disallowed} ${first.path}`, status: 405, requirement: 'METHOD-NOT-ALLOWED-405', send: () => client.request(disallowed, first.path) });
+    const send = (): Promise<HttpResponse> => client.request(disallowed, first.path);
+    list.push(fixed({ name: `${disallowed} ${first.path}`, status: 405, requirement: 'METHOD-NOT-ALLOWED-405', send }));
   }
   const creatable = target.creatable();
   if (creatable) {
-    list.push({
+    list.push(fixed({
       name: `malformed JSON to ${creatable.path}`,
       status: 400,
       requirement: 'STATUS-400-MALFORMED-JSON',
       send: () => client.request('POST', creatable.path, { body: '{"broken": ', headers: { 'content-type': 'application/json' } }),
-    });
+    }));
+    // The status table has no 415: 400, 415 or 422 are all allowed (MEDIA-TYPE-415 asks for 415).
     list.push({
       name: `text/plain body to ${creatable.path}`,
       status: 415,
+      accepted: ANY_4XX,
       requirement: 'STATUS-415-MEDIA-TYPE',
       send: () => client.request('POST', creatable.path, { body: JSON.stringify(fillTemplate(creatable.create)), headers: { 'content-type': 'text/plain' } }),
     });
@@ -51,31 +74,32 @@ export function provocations(target: Target): Provocation[] {
   const invalid = profile.collections.find((c) => c.invalid !== undefined && c.methods.includes('POST'));
   if (invalid?.invalid) {
     const body = invalid.invalid.body;
-    list.push({ name: `invalid body to ${invalid.path}`, status: 422, requirement: 'STATUS-422-INVALID-VALUES', send: () => client.post(invalid.path, body) });
+    const send = (): Promise<HttpResponse> => client.post(invalid.path, body);
+    list.push(fixed({ name: `invalid body to ${invalid.path}`, status: 422, requirement: 'STATUS-422-INVALID-VALUES', send }));
   }
   const prot = profile.protected;
-  const sendAnonymous = (): Promise<HttpResponse> => anonymous.request(prot.method, prot.path, jsonOf(prot.body));
-  list.push({ name: `${prot.method} ${prot.path} without a token`, status: 401, requirement: 'AUTH-401-MISSING', send: sendAnonymous });
-  list.push({
+  const withoutToken = (): Promise<HttpResponse> => anonymous.request(prot.method, prot.path, jsonOf(prot.body));
+  list.push(fixed({ name: `${prot.method} ${prot.path} without a token`, status: 401, requirement: 'AUTH-401-MISSING', send: withoutToken }));
+  list.push(fixed({
     name: `${prot.method} ${prot.path} with an unknown token`,
     status: 401,
     requirement: 'AUTH-401-INVALID',
     send: () => client.request(prot.method, prot.path, { ...jsonOf(prot.body), token: `hac-unknown-${uniqueValue()}` }),
-  });
+  }));
   const limited = profile.tokens.limited;
   if (limited) {
-    list.push({
+    list.push(fixed({
       name: `${limited.request.method} ${limited.request.path} with the limited token`,
       status: 403,
       requirement: 'AUTH-403-PERMISSION',
       send: () => client.request(limited.request.method, limited.request.path, { ...jsonOf(limited.request.body), token: limited.token }),
-    });
+    }));
   }
   const fault = profile.features?.faultInjection;
   if (fault && first) {
     for (const status of [500, 503]) {
       const send = (): Promise<HttpResponse> => client.get(first.path, { headers: { [fault.header]: String(status) } });
-      list.push({ name: `injected ${status} on GET ${first.path}`, status, send });
+      list.push(fixed({ name: `injected ${status} on GET ${first.path}`, status, send }));
     }
   }
   return list;
@@ -91,9 +115,11 @@ export async function provokeAll(target: Target): Promise<{ provocation: Provoca
   const responses = await Promise.all(list.map((p) => p.send()));
   return list.map((provocation, i) => {
     const response = responses[i] as HttpResponse;
-    // Another status breaks the provocation's own requirement: the envelope checks failing on this
+    // An answer outside what its MUST accepts breaks that MUST: the envelope checks failing on this
     // answer only repeat that defect (D-FINDINGS).
-    if (provocation.requirement && response.status !== provocation.status) noteBreaks(response, provocation.requirement, `${provocation.status}`);
+    if (provocation.requirement && !provocation.accepted.includes(response.status)) {
+      noteBreaks(response, provocation.requirement, acceptedText(provocation));
+    }
     return { provocation, response };
   });
 }

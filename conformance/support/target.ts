@@ -15,6 +15,13 @@ export interface Created {
   id?: number | string;
 }
 
+/** A request for an id no target has handed out, and how to send it. */
+export interface UnknownItemRequest {
+  method: string;
+  path: string;
+  send(): Promise<HttpResponse>;
+}
+
 export class Target {
   readonly baseUrl: string;
   /** The `valid` caller, waiting out ordinary 429s. */
@@ -94,6 +101,22 @@ export class Target {
     const prefix = base.pathname.replace(/\/+$/, '');
     const path = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : url.pathname;
     return `${path || '/'}${url.search}`;
+  }
+
+  /**
+   * A request for an unknown id of the collection, with a method its item path allows (D-SUITE-TRUST: a
+   * check only probes a request the target says it serves): GET, else DELETE, else PUT with the replace
+   * body; undefined when the item path allows none of them.
+   */
+  unknownItemRequest(
+    collection: ProfileCollection & { itemPath: string; itemMethods: string[] },
+    client: Client = this.client,
+  ): UnknownItemRequest | undefined {
+    const path = unknownItemPath(collection.itemPath);
+    const method = ['GET', 'DELETE', 'PUT'].find((m) => collection.itemMethods.includes(m) && (m !== 'PUT' || collection.replace !== undefined));
+    if (method === undefined) return undefined;
+    const options = method === 'PUT' ? { json: fillTemplate(collection.replace ?? {}) } : {};
+    return { method, path, send: () => client.request(method, path, options) };
   }
 
   /** An existing item's path: a declared existing id, else a freshly created item. */
