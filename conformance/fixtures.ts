@@ -29,7 +29,7 @@ import { Orders } from './support/orders.ts';
 import type { IdempotentEndpoint } from './support/idempotency.ts';
 import { acquireToken } from './support/token-lock.ts';
 import { tcpAnswers } from './support/tcp.ts';
-import { clearExchanges, evidenceAttachments, evidenceFor } from './support/exchange-log.ts';
+import { clearExchanges, evidenceAttachments, evidenceRequest } from './support/exchange-log.ts';
 import { clearHar, flushHar } from './support/har-log.ts';
 
 export { expect } from '@playwright/test';
@@ -123,8 +123,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       for (const attachment of failed ? evidenceAttachments(failureText, declared) : []) {
         await testInfo.attach(attachment.name, { body: attachment.body, contentType: attachment.contentType });
       }
-      const evidence = failed ? evidenceFor(failureText) : undefined;
-      flushHar(declared, testInfo.titlePath.slice(1).join(' › '), evidence?.request);
+      flushHar(declared, testInfo.titlePath.slice(1).join(' › '), failed ? evidenceRequest(failureText) : undefined);
     },
     { auto: true },
   ],

@@ -23,6 +23,9 @@ interface Noted {
   error?: unknown;
   /** The text `describe` printed for this response, normalised (see `normalised`). */
   described?: string;
+  /** When (in `tick`s) the answer came, and when `describe` last printed it. */
+  answeredTick?: number;
+  describedTick?: number;
   breaks?: { requirement: string; expected: string };
 }
 
@@ -31,6 +34,8 @@ const KEPT = 300;
 /** D-BOUNDED-RUN: and at most this many body bytes (requests and responses), the latest exchange always kept. */
 const KEPT_BYTES = 16 * 1024 * 1024;
 let noted: Noted[] = [];
+/** Orders answers and `describe` calls of the test. */
+let tick = 0;
 
 function bodyBytes(n: Noted): number {
   return (n.request.body?.length ?? 0) + (n.response?.text.length ?? 0);
@@ -53,7 +58,10 @@ export function noteSent(request: SentRequest): void {
 export function noteAnswered(request: SentRequest, outcome: { response?: HttpResponse; error?: unknown }): void {
   const earlier = noted.find((n) => n.request === request);
   noted = noted.filter((n) => n.request !== request);
-  const entry: Noted = { request, startedAt: earlier?.startedAt ?? Date.now(), ...outcome };
+  const entry: Noted = { request, startedAt: earlier?.startedAt ?? Date.now(), ...outcome, answeredTick: (tick += 1) };
+  if (earlier?.described !== undefined) entry.described = earlier.described;
+  if (earlier?.describedTick !== undefined) entry.describedTick = earlier.describedTick;
+  if (earlier?.breaks !== undefined) entry.breaks = earlier.breaks;
   noted.push(entry);
   bound();
   if (harRecording()) recordForHar(entry);
@@ -62,6 +70,7 @@ export function noteAnswered(request: SentRequest, outcome: { response?: HttpRes
 /** Forgets every exchange (a test starts). */
 export function clearExchanges(): void {
   noted = [];
+  tick = 0;
 }
 
 /**
@@ -80,7 +89,9 @@ function entryOf(response: HttpResponse): Noted | undefined {
 export function noteDescribed(response: HttpResponse, text: string): void {
   const entry = entryOf(response);
   // The first line up to 60 characters of the body: enough to tell two answers to one URL apart.
-  if (entry) entry.described = normalised(text.split('\n')[0]?.slice(0, 200) ?? text);
+  if (!entry) return;
+  entry.described = normalised(text.split('\n')[0]?.slice(0, 200) ?? text);
+  entry.describedTick = tick += 1;
 }
 
 /**
@@ -94,8 +105,9 @@ export function noteBreaks(response: HttpResponse, requirement: string, expected
 
 /**
  * What a failure is about: the described exchanges its message names, in the order the message
- * names them, else the latest one whose method, URL and status it names, else the latest one naming
- * method and URL, else the last exchange of the test.
+ * names them; else the latest one whose method, URL and status it names, else the latest one naming
+ * method and URL; else (a matcher error drops the check's message) the exchange `describe` printed
+ * last, unless answers came after it: then the latest of those; else the last exchange of the test.
  */
 function namedBy(failureText: string): Noted[] {
   const text = normalised(failureText);
@@ -106,11 +118,22 @@ function namedBy(failureText: string): Noted[] {
     .map(({ n }) => n);
   if (described.length > 0) return described;
   const latest = [...noted].reverse();
+  const lastDescribed = noted
+    .filter((n) => n.describedTick !== undefined)
+    .reduce<Noted | undefined>((a, n) => (a === undefined || (n.describedTick ?? 0) > (a.describedTick ?? 0) ? n : a), undefined);
+  const answeredAfter = lastDescribed ? latest.find((n) => (n.answeredTick ?? 0) > (lastDescribed.describedTick ?? 0)) : undefined;
   const named =
     latest.find((n) => n.response && failureText.includes(`${n.request.method} ${n.request.url} → ${n.response.status}`)) ??
     latest.find((n) => failureText.includes(`${n.request.method} ${n.request.url}`)) ??
+    answeredAfter ??
+    lastDescribed ??
     latest[0];
   return named ? [named] : [];
+}
+
+/** The request of the exchange that shows a failure (the very object `send` sent: the HAR marks it). */
+export function evidenceRequest(failureText: string): SentRequest | undefined {
+  return namedBy(failureText)[0]?.request;
 }
 
 /** The exchange that shows a failure (see `namedBy`). */

@@ -29,15 +29,15 @@ export function recordForHar(source: HarSource): void {
 
 /**
  * Appends the running test's exchanges to this worker's part file and forgets them. `failed`: the
- * request of the exchange the test's failure is about, when it failed.
+ * request object of the exchange the test's failure is about, when it failed.
  */
-export function flushHar(ids: readonly string[], title: string, failed?: { method: string; url: string }): void {
+export function flushHar(ids: readonly string[], title: string, failed?: object): void {
   const { harDir, harSecrets } = runEnvironment();
   const list = recorded;
   recorded = [];
   if (harDir === undefined || list.length === 0) return;
-  // The failing exchange is the latest one with the evidence's method and URL.
-  const failedIndex = failed ? list.findLastIndex((s) => s.request.method === failed.method && s.request.url === failed.url) : -1;
+  // The failing exchange is the evidence's own request object: two requests to one URL are never confused.
+  const failedIndex = failed ? list.findLastIndex((s) => s.request === failed) : -1;
   const lines = list.map((source, index) => JSON.stringify(harEntryOf(source, harComment(ids, title, index === failedIndex), harSecrets)));
   mkdirSync(harDir, { recursive: true });
   appendFileSync(join(harDir, `worker-${process.pid}.jsonl`), `${lines.join('\n')}\n`);

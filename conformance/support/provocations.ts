@@ -16,7 +16,7 @@ export interface Provocation {
   status: number;
   /** The answers a MUST accepts: `status` alone where the document fixes it (D-SUITE-TRUST). */
   accepted: readonly number[];
-  /** The requirement that gives the error its status: an answer it does not accept breaks it (D-FINDINGS). */
+  /** The MUST that gives the error its status: an answer outside `accepted` breaks it (D-FINDINGS). */
   requirement?: string;
   send(): Promise<HttpResponse>;
 }
@@ -40,12 +40,8 @@ const methodsToTry = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'
 export function provocations(target: Target): Provocation[] {
   const { profile, client, anonymous } = target;
   const list: Provocation[] = [];
-  list.push(fixed({
-    name: 'unknown route',
-    status: 404,
-    requirement: 'STATUS-404-UNKNOWN-ROUTE',
-    send: () => anonymous.get(`/hac-no-such-route-${uniqueValue()}`),
-  }));
+  const unknownRoute = (): Promise<HttpResponse> => anonymous.get(`/hac-no-such-route-${uniqueValue()}`);
+  list.push(fixed({ name: 'unknown route', status: 404, requirement: 'STATUS-404-UNKNOWN-ROUTE', send: unknownRoute }));
   // A method the item path allows: a DELETE-only item path answers GET with 405, rightly (D-SUITE-TRUST).
   const unknownItem = target.collectionsWithItems().map((c) => target.unknownItemRequest(c)).find((r) => r !== undefined);
   if (unknownItem) {
@@ -119,9 +115,11 @@ export async function provokeAll(target: Target): Promise<{ provocation: Provoca
   const responses = await Promise.all(list.map((p) => p.send()));
   return list.map((provocation, i) => {
     const response = responses[i] as HttpResponse;
-    // Another status breaks the provocation's own requirement: the envelope checks failing on this
+    // An answer outside what its MUST accepts breaks that MUST: the envelope checks failing on this
     // answer only repeat that defect (D-FINDINGS).
-    if (provocation.requirement && !provocation.accepted.includes(response.status)) noteBreaks(response, provocation.requirement, acceptedText(provocation));
+    if (provocation.requirement && !provocation.accepted.includes(response.status)) {
+      noteBreaks(response, provocation.requirement, acceptedText(provocation));
+    }
     return { provocation, response };
   });
 }

@@ -1,8 +1,9 @@
 /**
  * report.html in a real browser: Debian's Chromium (/usr/bin/chromium, never a downloaded build)
  * opens the report of a run against a broken variant from disk. No request leaves the page, the
- * verdict reads FAIL, the failed requirement shows the failing request as a curl line with the
- * response received, skipped requirements show their reasons, and the outcome and area filters work.
+ * verdict reads FAIL, the findings come first (D-FINDINGS, screenshot attached), the failed requirement
+ * shows the failing request as a curl line with the response received, skipped requirements show
+ * their reasons, and the outcome and area filters work.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -69,6 +70,24 @@ test('the verdict is FAIL, with the badge and the counts per level and area', as
   await expect(page.locator('#per-level tbody tr').first()).toContainText('MUST');
   await expect(page.locator('#per-area tbody tr', { hasText: 'problem' }).locator('td.n-failed')).toHaveText('1');
   await test.info().attach('report.html (top)', { body: await page.screenshot(), contentType: 'image/png' });
+});
+
+test('findings come first, each naming what was sent and came back and the requirements it breaks, then the table', async () => {
+  const findings = page.locator('#findings li.finding');
+  expect(results.findings?.length ?? 0, 'results.json lists the findings').toBeGreaterThan(0);
+  await expect(findings).toHaveCount(results.findings?.length ?? 0);
+  await expect(findings.first()).toHaveAttribute('data-cause', FAILED_ID);
+  await expect(findings.first().locator('.headline')).toHaveText(/^GET \/hac-no-such-route-\S+ with no token → 404; expected: .*\(PROBLEM-CONTENT-TYPE\)$/);
+  await expect(findings.first().locator('.breaks')).toContainText(`breaks ${FAILED_ID}`);
+  const top = async (selector: string): Promise<number> => (await page.locator(selector).boundingBox())?.y ?? Number.NaN;
+  expect(await top('#findings'), 'the findings are above the counts').toBeLessThan(await top('section.counts'));
+  expect(await top('section.counts'), 'and the counts above the requirements').toBeLessThan(await top('#requirements'));
+  // The failed test shows the headline; the assertion's own text is folded into its details.
+  const failedTest = page.locator(`article#req-${FAILED_ID} ol.tests li`).filter({ has: page.locator('.test-status.failed') }).first();
+  await expect(failedTest.locator('p.headline')).toHaveText(/^GET \/hac-no-such-route-/);
+  await expect(failedTest.locator('details.details pre.error')).toBeAttached();
+  await page.locator('#findings').scrollIntoViewIfNeeded();
+  await test.info().attach('report.html (findings first)', { body: await page.screenshot(), contentType: 'image/png' });
 });
 
 test('the failed requirement shows the failing request as a curl line and the response received', async () => {

@@ -1,7 +1,8 @@
 /**
  * The meta-test: the conformance suite passes the unmodified reference server and
  * fails every broken variant of fixtures/broken/, with the variant's declared requirement IDs among
- * the failed (or, for SHOULD IDs, warning) requirements of results.json. Each variant runs the CLI
+ * the failed (or, for SHOULD IDs, warning) requirements of results.json, and every failure's recorded
+ * exchange is the one its headline names (fixtures/broken/evidence.ts). Each variant runs the CLI
  * as a child process with its own profile and grep, several at once, each bounded in time; the
  * table (variant, declared IDs, caught or not, what else failed) is printed and attached.
  */
@@ -67,6 +68,8 @@ test('the suite passes the unmodified reference server and catches every broken 
     expect.soft(outcome.error, `${outcome.variant}: the run is complete (${outcome.outDir})`).toBeUndefined();
     expect.soft(outcome.missed, `${outcome.variant}: every declared ID is failed or warning`).toEqual([]);
     expect.soft(outcome.caught.length, `${outcome.variant}: something was caught`).toBeGreaterThan(0);
+    // D-FINDINGS: each failure's recorded exchange is the one its headline (and its message) names.
+    expect.soft(outcome.evidence, `${outcome.variant}: each failure records the exchange its headline names`).toEqual([]);
   }
   if (testInfo.errors.length === 0) rmSync(outRoot, { recursive: true, force: true });
 });
