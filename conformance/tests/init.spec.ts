@@ -199,3 +199,20 @@ test('a document that is not OpenAPI is refused with exit 2 and the reason', asy
   expect(missing.code).toBe(2);
   expect(missing.stderr).toContain('--openapi FILE|URL is required');
 });
+
+test('bodies without examples: required members sampled, readOnly members left out of create and invalid bodies, {} never a create body', () => {
+  const schema = {
+    type: 'object',
+    required: ['id', 'name'],
+    properties: { id: { type: 'integer', readOnly: true }, name: { type: 'string', minLength: 1 }, tag: { type: 'string' } },
+  };
+  const body = validBody({ schema });
+  expect(body).toHaveProperty('name');
+  expect(body).not.toHaveProperty('id');
+  expect(invalidBody(schema)?.fields).toEqual(['name']);
+  // Nothing required: the writable members are sampled rather than sending {}.
+  const optional = validBody({ schema: { type: 'object', properties: { id: { type: 'string', readOnly: true }, title: { type: 'string' } } } });
+  expect(optional).toEqual({ title: expect.any(String) });
+  // A documented example that shows the server's id: the id is not sent.
+  expect(validBody({ schema, example: { id: 7, name: 'rex' } })).toEqual({ name: 'rex' });
+});
