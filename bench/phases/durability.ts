@@ -15,7 +15,6 @@ import { resolveConfig } from '../../reference-impl/config.ts';
 import { clusterToolsInstalled, startLocalCluster } from '../../reference-impl/local-cluster.ts';
 import { startServer } from '../../reference-impl/server.ts';
 import { createRedisStores } from '../../reference-impl/stores/redis/index.ts';
-import { createResources } from '../../reference-impl/stores/combined.ts';
 import { CREATED_BY } from '../../reference-impl/stores/types.ts';
 import type { DurabilityCell } from '../types.ts';
 
@@ -101,7 +100,7 @@ async function measureStore(
       const marker = `${tag}-${i}`;
       const started = performance.now();
       try {
-        await createResources(stores, {
+        await stores.create({
           kinds: ['payments'],
           marker: { kind: 'payments', value: marker },
           build: ([id = 0]) => ({
