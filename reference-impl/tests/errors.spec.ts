@@ -86,13 +86,15 @@ test('every other method on every path is 405 with exactly the allowed methods i
   }
 });
 
-test('an unknown method such as BREW is the 400 problem of Node\'s parser, on known and unknown paths', async () => {
-  // Node's HTTP parser refuses the method before any application code (METHOD-UNKNOWN-405 is a MAY; client-error.ts).
-  for (const path of [concrete(ROUTES[0]?.pattern ?? '/users'), '/nowhere']) {
+test('an unknown method such as BREW is 405 with Allow on a known path and 404 elsewhere', async () => {
+  // Node's HTTP parser refuses the method before Koa runs: client-error.ts answers it from the route table.
+  for (const route of ROUTES) {
+    const path = concrete(route.pattern);
     const reply = await rawRequest(server.url, 'BREW', path);
-    expectProblem(reply, 400, path);
-    expect(reply.headers.get('cache-control')).toBe('no-store');
+    expectProblem(reply, 405, path);
+    expect(reply.headers.get('allow')).toBe(allowedMethods(route).join(', '));
   }
+  expectProblem(await rawRequest(server.url, 'BREW', '/nowhere'), 404, '/nowhere');
 });
 
 test('malformed JSON is a 400 problem', async () => {
