@@ -53,6 +53,8 @@ async function run(variant: RunningVariant, name: string, extra: string[]): Prom
 }
 
 test.beforeAll(async () => {
+  // The hook runs the first CLI run: it gets that run's bound, not the project's default.
+  test.setTimeout(RUN_MS + 30_000);
   const variant = VARIANTS.find((v) => v.name === 'media-type-ignored');
   if (!variant) throw new Error('no broken variant named media-type-ignored');
   out = tempOut('verdicts');
