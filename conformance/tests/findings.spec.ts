@@ -1,0 +1,73 @@
+/**
+ * D-FINDINGS without a run: findings grouped by the causes the suite recorded, headlines built from
+ * the exchange, and the HTTP client refusing a request built from a missing value.
+ */
+import { test, expect } from '@playwright/test';
+import { groupFindings } from '../report/findings.ts';
+import { headlineOf } from '../report/headline.ts';
+import { send, unsendable } from '../support/http.ts';
+import type { Exchange } from '../report/exchange.ts';
+import type { RequirementResult, TestRecord } from '../../spec/results.ts';
+
+function failing(id: string, level: RequirementResult['level'], consequenceOf?: string): RequirementResult {
+  const record: TestRecord = { title: `${id} check`, status: 'failed', durationMs: 1, headline: `headline of ${id}` };
+  if (consequenceOf) record.consequenceOf = consequenceOf;
+  return { id, level, outcome: level === 'MUST' ? 'failed' : 'warning', tests: [record] };
+}
+
+test('a failure that only repeats another broken requirement is listed under its finding and counted once', () => {
+  const requirements = [
+    failing('PROBLEM-CONTENT-TYPE', 'MUST', 'STATUS-415-MEDIA-TYPE'),
+    failing('STATUS-415-MEDIA-TYPE', 'MUST'),
+    failing('PROBLEM-STATUS-MATCHES', 'MUST', 'STATUS-415-MEDIA-TYPE'),
+    failing('AUTH-WWW-AUTHENTICATE', 'MUST'),
+  ];
+  const findings = groupFindings(requirements);
+  expect(findings.map((f) => [f.cause, f.breaks])).toEqual([
+    ['STATUS-415-MEDIA-TYPE', ['STATUS-415-MEDIA-TYPE', 'PROBLEM-CONTENT-TYPE', 'PROBLEM-STATUS-MATCHES']],
+    ['AUTH-WWW-AUTHENTICATE', ['AUTH-WWW-AUTHENTICATE']],
+  ]);
+  expect(findings[0]?.headline).toBe('headline of STATUS-415-MEDIA-TYPE');
+  expect(requirements[0]?.consequenceOf).toBe('STATUS-415-MEDIA-TYPE');
+  expect(requirements[1]?.consequenceOf).toBeUndefined();
+});
+
+test('a consequence of a requirement that did not fail is a finding of its own; a SHOULD cause breaking a MUST is a MUST finding', () => {
+  const alone = [failing('METHOD-DELETE-IDEMPOTENT', 'MUST', 'STATUS-201-CREATED-LOCATION')];
+  expect(groupFindings(alone).map((f) => f.cause)).toEqual(['METHOD-DELETE-IDEMPOTENT']);
+  expect(alone[0]?.consequenceOf).toBeUndefined();
+  const both = [failing('METHOD-DELETE-IDEMPOTENT', 'MUST', 'STATUS-201-CREATED-LOCATION'), failing('STATUS-201-CREATED-LOCATION', 'SHOULD')];
+  const [finding] = groupFindings(both);
+  expect(finding).toMatchObject({ cause: 'STATUS-201-CREATED-LOCATION', level: 'MUST', outcome: 'failed' });
+  expect(finding?.breaks).toEqual(['STATUS-201-CREATED-LOCATION', 'METHOD-DELETE-IDEMPOTENT']);
+});
+
+test('the headline says what was sent, what came back and what the rule expects', () => {
+  const exchange: Exchange = {
+    curl: 'curl …',
+    request: { method: 'POST', url: 'http://127.0.0.1:1/widgets?x=1', bodyBytes: 2, headers: { 'content-type': 'text/plain', authorization: 'Bearer ***' } },
+    response: { status: 200, headers: {}, body: '{}', bodyBytes: 2 },
+  };
+  const summaryOf = (id: string): string | undefined => (id === 'PROBLEM-CONTENT-TYPE' ? 'Every error is served as application/problem+json.' : undefined);
+  expect(headlineOf({ ids: ['STATUS-415-MEDIA-TYPE'], title: 't', exchange, verdict: { expected: 'a 4xx' }, summaryOf })).toBe(
+    'POST /widgets?x=1 with Content-Type: text/plain → 200; expected a 4xx (STATUS-415-MEDIA-TYPE)',
+  );
+  const consequence = { expected: 'a 4xx', consequenceOf: 'STATUS-415-MEDIA-TYPE' };
+  expect(headlineOf({ ids: ['PROBLEM-CONTENT-TYPE'], title: 't', exchange, verdict: consequence, summaryOf })).toBe(
+    'POST /widgets?x=1 with Content-Type: text/plain → 200; expected a 4xx (STATUS-415-MEDIA-TYPE); PROBLEM-CONTENT-TYPE fails as a consequence',
+  );
+  expect(headlineOf({ ids: ['PROBLEM-CONTENT-TYPE'], title: 't', exchange, summaryOf })).toBe(
+    'POST /widgets?x=1 with Content-Type: text/plain → 200; expected: every error is served as application/problem+json (PROBLEM-CONTENT-TYPE)',
+  );
+});
+
+test('a request built from a missing value is refused and never sent', async () => {
+  expect(unsendable('GET', '/widgets/undefined')).toMatch(/missing value/);
+  expect(unsendable('GET', '/widgets?id=null')).toMatch(/missing value/);
+  expect(unsendable('DELETE', '')).toMatch(/API root/);
+  expect(unsendable('PUT', '/?a=1')).toMatch(/API root/);
+  expect(unsendable('GET', '/')).toBeUndefined();
+  expect(unsendable('GET', '/widgets/undefined-things')).toBeUndefined();
+  // Port 9 (discard) on loopback: a request that were sent would fail with a connection error instead.
+  await expect(send('http://127.0.0.1:9', 'DELETE', '')).rejects.toThrow(/refused to send DELETE : a DELETE of the API root/);
+});
