@@ -3,7 +3,9 @@
  * window or rate-limit tokens the target ignores would otherwise turn one setting into a dozen MUST
  * failures. Each check sends the request the suite itself would send, once, and a mismatch becomes
  * one line naming the profile field, what the target did, and the fix. The run then stops with
- * exit 2 before the suite starts (conformance/cli/run-command.ts).
+ * exit 2 before the suite starts (conformance/cli/run-command.ts). A server defect is never blamed
+ * on the profile: a target that admits a made-up token gets no word on its tokens here, and the
+ * suite runs, so the authentication MUSTs fail it (exit 1).
  */
 import { send } from '../support/http.ts';
 import type { HttpResponse } from '../support/http.ts';
@@ -73,6 +75,11 @@ async function checkSlowValue(profile: TargetProfile, base: string): Promise<Fea
  */
 async function checkRateLimitTokens(profile: TargetProfile, base: string): Promise<FeatureProblem[]> {
   const { rateLimit, rateLimitPool, rateLimitSlow } = profile.tokens;
+  if (!rateLimit && !rateLimitSlow) return [];
+  // A target that admits a token nobody configured tells nothing about the profile's tokens (every token
+  // is "known", each on whatever plan the target gives strangers): that is the server's defect, which
+  // AUTH-401-INVALID reports, so the suite must run rather than stop blaming the profile.
+  if (await admitsMadeUpToken(profile, base)) return [];
   const capacity = profile.rateLimit?.capacity;
   const tokens: { field: string; token: string; capacity?: number; capacityField: string }[] = [
     ...(rateLimit ? [{ field: 'tokens.rateLimit', token: rateLimit, capacity, capacityField: 'rateLimit.capacity' }] : []),
@@ -83,11 +90,7 @@ async function checkRateLimitTokens(profile: TargetProfile, base: string): Promi
   ];
   const problems = await Promise.all(
     tokens.map(async ({ field, token, capacity: declared, capacityField }): Promise<FeatureProblem[]> => {
-      const response = await send(base, profile.protected.method, profile.protected.path, {
-        headers: { authorization: `Bearer ${token}` },
-        ...(profile.protected.body !== undefined ? { json: fillTemplate(profile.protected.body) } : {}),
-        timeoutMs: 10_000,
-      });
+      const response = await protectedRequest(profile, base, token);
       if (response.status === 401) {
         return [
           {
@@ -109,6 +112,21 @@ async function checkRateLimitTokens(profile: TargetProfile, base: string): Promi
     }),
   );
   return problems.flat();
+}
+
+/** Whether the target admits the protected request with a token nobody configured (anything but 401 or 403). */
+async function admitsMadeUpToken(profile: TargetProfile, base: string): Promise<boolean> {
+  const madeUp = `hac-made-up-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
+  const response = await protectedRequest(profile, base, madeUp);
+  return response.status < 400;
+}
+
+function protectedRequest(profile: TargetProfile, base: string, token: string): Promise<HttpResponse> {
+  return send(base, profile.protected.method, profile.protected.path, {
+    headers: { authorization: `Bearer ${token}` },
+    ...(profile.protected.body !== undefined ? { json: fillTemplate(profile.protected.body) } : {}),
+    timeoutMs: 10_000,
+  });
 }
 
 /**

@@ -10,11 +10,12 @@
  * (conformance/playwright.config.ts), never here.
  */
 import type { TestInfo } from '@playwright/test';
+import type { HttpResponse } from './http.ts';
 import { test as suite } from '../fixtures.ts';
-import { rateLimitPool } from '../target/profile.ts';
+import { isWindow, rateLimitPool } from '../target/profile.ts';
 import type { TargetProfile } from '../target/profile.ts';
 import { describe } from './problem.ts';
-import { Bucket, rateHeaders } from './rate-limit.ts';
+import { Bucket, otherRateLimitFields, rateHeaders } from './rate-limit.ts';
 import type { Policy } from './rate-limit.ts';
 import { Target } from './target.ts';
 import { acquireToken } from './token-lock.ts';
@@ -86,11 +87,37 @@ function requireProbePath(profile: TargetProfile, testInfo: TestInfo): string {
 /** The policy from the profile, else estimated from a 429's headers (capacity = Limit, rate ≈ Limit / Reset). */
 async function policyOf(profile: TargetProfile, bucket: Bucket): Promise<Policy> {
   const algorithm = algorithmOf(profile);
-  if (profile.rateLimit) return { capacity: profile.rateLimit.capacity, refillPerSecond: profile.rateLimit.refillPerSecond, estimated: false, algorithm };
+  const plan = profile.rateLimit;
+  if (plan) {
+    // A window's average rate stands in for a refill rate where a check needs one (the schema requires
+    // windowSeconds for a window and refillPerSecond for a bucket).
+    const windowSeconds = isWindow(algorithm) ? (plan.windowSeconds ?? plan.capacity / (plan.refillPerSecond ?? plan.capacity)) : undefined;
+    const refillPerSecond = windowSeconds !== undefined ? plan.capacity / windowSeconds : (plan.refillPerSecond ?? plan.capacity);
+    return { capacity: plan.capacity, refillPerSecond, ...(windowSeconds !== undefined ? { windowSeconds } : {}), estimated: false, algorithm };
+  }
   const rejected = await bucket.rejected();
   const { limit, reset } = rateHeaders(rejected);
   if (!limit || !reset) throw new Error(`cannot read the policy from the headers: ${describe(rejected)}`);
   return { capacity: limit, refillPerSecond: limit / reset, estimated: true, algorithm };
+}
+
+/**
+ * The checks that hold without the three RateLimit headers (they read Retry-After, statuses and
+ * counts); every other rate-limit check is skipped when the target sends other rate-limit fields,
+ * which RATE-LIMIT-HEADER-LIMIT reports once (D-SUITE-TRUST: one fault, one finding).
+ */
+const WITHOUT_THE_THREE_HEADERS = [
+  'RATE-LIMIT-HEADER-LIMIT', 'RATE-LIMIT-429', 'RATE-LIMIT-PROBLEM-BODY', 'RATE-LIMIT-RETRY-AFTER', 'RATE-LIMIT-RETRY-AFTER-HONEST', 'RATE-LIMIT-REFILL-RATE',
+].map((id) => `@${id}`);
+
+/** What a bucket does with each probe's answer in this check: skip when it needs the three headers and they are not sent. */
+function headerGuard(testInfo: TestInfo): (response: HttpResponse) => void {
+  const needsHeaders = !testInfo.tags.some((t) => WITHOUT_THE_THREE_HEADERS.includes(t));
+  return (response) => {
+    if (!needsHeaders) return;
+    const other = otherRateLimitFields(response);
+    testInfo.skip(other !== undefined, `${other ?? ''} (reported once, by RATE-LIMIT-HEADER-LIMIT)`);
+  };
 }
 
 /** Runs `use` while `held` is held, releasing it however `use` ends. */
@@ -126,7 +153,7 @@ export const test = suite.extend<RateLimitFixtures, RateLimitWorkerFixtures>({
   },
 
   bucket: async ({ target, limitedToken }, use, testInfo) => {
-    await use(new Bucket(target.as(limitedToken).raw(), requireProbePath(target.profile, testInfo)));
+    await use(new Bucket(target.as(limitedToken).raw(), requireProbePath(target.profile, testInfo), headerGuard(testInfo)));
   },
 
   policy: async ({ profile, bucket }, use) => {
@@ -139,14 +166,14 @@ export const test = suite.extend<RateLimitFixtures, RateLimitWorkerFixtures>({
       const path = requireProbePath(profile, testInfo);
       const held = await acquireToken(profile.baseUrls[0] ?? '', [slow.token], { timeoutMs: HOLD_TIMEOUT_MS });
       const policy: Policy = { capacity: slow.capacity, refillPerSecond: slow.refillPerSecond, estimated: false, algorithm: 'token-bucket' };
-      await whileHeld(held, () => use({ bucket: new Bucket(target.as(slow.token).raw(), path), policy, slowRefill: true }));
+      await whileHeld(held, () => use({ bucket: new Bucket(target.as(slow.token).raw(), path, headerGuard(testInfo)), policy, slowRefill: true }));
       return;
     }
     testInfo.skip(tokenPool.tokens.length === 0, noToken);
     const path = requireProbePath(profile, testInfo);
     const held = await tokenPool.hold(profile.baseUrls[0] ?? '');
     await whileHeld(held, async () => {
-      const bucket = new Bucket(target.as(held.token).raw(), path);
+      const bucket = new Bucket(target.as(held.token).raw(), path, headerGuard(testInfo));
       await use({ bucket, policy: await policyOf(profile, bucket), slowRefill: false });
     });
   },
@@ -158,7 +185,7 @@ export const test = suite.extend<RateLimitFixtures, RateLimitWorkerFixtures>({
     const path = requireProbePath(profile, testInfo);
     const held = await tokenPool.hold(profile.baseUrls[0] ?? '');
     await whileHeld(held, async () => {
-      const buckets = profile.baseUrls.map((url) => new Bucket(new Target(profile, url).as(held.token).raw(), path));
+      const buckets = profile.baseUrls.map((url) => new Bucket(new Target(profile, url).as(held.token).raw(), path, headerGuard(testInfo)));
       await use({ buckets, policy: await policyOf(profile, buckets[0] as Bucket) });
     });
   },

@@ -7,6 +7,8 @@ import { delay } from './http.ts';
 import type { HttpResponse } from './http.ts';
 import type { Client } from './client.ts';
 import { describe } from './problem.ts';
+import { isWindow } from '../target/profile.ts';
+import type { RateLimitAlgorithm } from '../target/profile.ts';
 
 export interface RateHeaders {
   limit?: number;
@@ -37,14 +39,51 @@ export function rateHeaders(response: HttpResponse): RateHeaders {
 }
 
 /** The algorithm a profile declares (D-SUITE-TRUST: default the document's reference, the token bucket). */
-export type Algorithm = 'token-bucket' | 'leaky-bucket';
+export type Algorithm = RateLimitAlgorithm;
 
 export interface Policy {
   capacity: number;
+  /** Tokens per second of a bucket; for a window its average, capacity / windowSeconds. */
   refillPerSecond: number;
+  /** The window's length in seconds (the fixed and sliding windows only). */
+  windowSeconds?: number;
   /** True when the refill rate was estimated from the headers (wider tolerance). */
   estimated: boolean;
   algorithm: Algorithm;
+}
+
+/**
+ * The newer rate-limit fields a target may send instead of the document's three headers
+ * (RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset: draft-ietf-httpapi-ratelimit-headers-06),
+ * named with the draft and the setting that gives the three headers; undefined when the three are
+ * there or none of the others is (D-SUITE-TRUST: one finding, under RATE-LIMIT-HEADER-LIMIT).
+ */
+export function otherRateLimitFields(response: HttpResponse): string | undefined {
+  const h = response.headers;
+  if (h['ratelimit-limit'] !== undefined) return undefined;
+  const fix =
+    'send the three headers RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset (draft-06) the document names: express-rate-limit and ' +
+    "hono-rate-limiter `standardHeaders: 'draft-6'`, @fastify/rate-limit `enableDraftSpec: true`";
+  const combined = h.ratelimit;
+  if (combined !== undefined) {
+    // draft-07 (express-rate-limit 'draft-7'): `limit=10, remaining=9, reset=5`; draft-08 and later
+    // (express-rate-limit 'draft-8', IETF draft-10/11): a structured list `"policy";r=9;t=5`.
+    const draft = /\blimit\s*=\s*\d/i.test(combined)
+      ? "draft-ietf-httpapi-ratelimit-headers-07 (express-rate-limit standardHeaders: 'draft-7')"
+      : "draft-ietf-httpapi-ratelimit-headers-08 or later, as drafts 10 and 11 (express-rate-limit standardHeaders: 'draft-8')";
+    const policy = h['ratelimit-policy'] === undefined ? '' : ` and RateLimit-Policy: ${h['ratelimit-policy']}`;
+    return `the target sends the structured field RateLimit: ${combined}${policy} of ${draft} instead of the document's three headers; ` + fix;
+  }
+  if (h['ratelimit-policy'] !== undefined) {
+    const policy = h['ratelimit-policy'];
+    return `the target sends RateLimit-Policy: ${policy} (draft-ietf-httpapi-ratelimit-headers-07 or later) without the document's three headers; ${fix}`;
+  }
+  if (h['x-ratelimit-limit'] !== undefined) {
+    const limit = h['x-ratelimit-limit'];
+    const what = "(the pre-standard X- headers, @fastify/rate-limit's default) instead of the document's three headers; ";
+    return `the target sends X-RateLimit-Limit: ${limit} ${what}` + fix;
+  }
+  return undefined;
 }
 
 /** Resolves with the responses so far as soon as one is a 429, else with all of them; the rest run on. */
@@ -80,11 +119,15 @@ export class Bucket {
   constructor(
     readonly client: Client,
     readonly probePath: string,
+    /** Sees every probe's answer first (the fixtures skip a check that needs headers the target does not send). */
+    private readonly onResponse: (response: HttpResponse) => void = () => undefined,
   ) {}
 
   /** Sends one probe request (no 429 waiting). */
-  probe(client: Client = this.client): Promise<HttpResponse> {
-    return client.get(this.probePath);
+  async probe(client: Client = this.client): Promise<HttpResponse> {
+    const response = await client.get(this.probePath);
+    this.onResponse(response);
+    return response;
   }
 
   /** Sends `n` probes at once and waits for every answer. */
@@ -100,7 +143,10 @@ export class Bucket {
    * counts one too many (fixtures/broken/rate-limit-remaining-before-take.ts) would then pass it.
    */
   async waitFull(maxSeconds = 30): Promise<HttpResponse> {
-    const response = await this.probe();
+    let response = await this.probe();
+    // The document asks for the headers on a 429 only (D-SUITE-TRUST): without a Reset on an admitted
+    // request, the bucket is spent and the 429's Reset (else its Retry-After) waited out.
+    if (response.status !== 429 && rateHeaders(response).reset === undefined) response = await this.rejected();
     const { reset, retryAfter } = rateHeaders(response);
     const seconds = response.status === 429 ? Math.max(reset ?? 0, retryAfter ?? 1) : (reset ?? 0);
     if (!Number.isFinite(seconds)) throw new Error(`no usable RateLimit-Reset: ${describe(response)}`);
@@ -195,7 +241,12 @@ export interface Admissions {
  * announcement can have been decided (its request left) for `high`, and from the latest (its answer
  * arrived) for `low`; the burst's decisions end at `decidedBy`.
  */
-export function admissions(announcement: HttpResponse, burst: HttpResponse[], policy: Pick<Policy, 'capacity' | 'refillPerSecond'>): Admissions {
+export function admissions(
+  announcement: HttpResponse,
+  burst: HttpResponse[],
+  policy: Pick<Policy, 'capacity' | 'refillPerSecond'> & Partial<Pick<Policy, 'algorithm' | 'windowSeconds'>>,
+): Admissions {
+  if (policy.algorithm && isWindow(policy.algorithm)) return windowAdmissions(announcement, burst, { ...policy, algorithm: policy.algorithm });
   const tokens = announcedTokens(announcement, policy);
   const start = Math.min(...burst.map((r) => r.sentAt));
   const end = Math.max(...decidedBy(burst));
@@ -208,13 +259,46 @@ export function admissions(announcement: HttpResponse, burst: HttpResponse[], po
 }
 
 /**
+ * RATE-LIMIT-NO-ADMISSION-BEYOND-ANNOUNCED for a declared window (D-SUITE-TRUST). `RateLimit-Remaining`
+ * r and `RateLimit-Reset` s of the announcement: the announced window ends within [its request sent
+ * + (s − 1) s, its answer received + s s] (Reset rounded up, as the limiters do); until then a fixed
+ * window admits at most r, afterwards each window its limit. An interval of length L meets at most
+ * floor(L / W) + 2 windows of length W. A sliding window frees its slots one by one, so before the
+ * announced end it is bounded by its limit per window only. A burst after the announced end and
+ * within one window length of it meets exactly one fresh window: it admits the limit exactly.
+ */
+function windowAdmissions(
+  announcement: HttpResponse,
+  burst: HttpResponse[],
+  policy: Pick<Policy, 'capacity' | 'refillPerSecond' | 'windowSeconds'> & { algorithm: 'fixed-window' | 'sliding-window' },
+): Admissions {
+  const { remaining, reset } = rateHeaders(announcement);
+  const windowMs = (policy.windowSeconds ?? policy.capacity / policy.refillPerSecond) * 1000;
+  const r = remaining !== undefined && Number.isFinite(remaining) ? remaining : policy.capacity;
+  const s = reset !== undefined && Number.isFinite(reset) ? reset : windowMs / 1000;
+  const endMin = announcement.sentAt + Math.max(0, s - 1) * 1000;
+  const endMax = announcement.receivedAt + s * 1000;
+  const start = Math.min(...burst.map((x) => x.sentAt));
+  const end = Math.max(...decidedBy(burst));
+  const meets = Math.floor((end - start) / windowMs) + 2;
+  const inAnnounced = start < endMax;
+  const later = end < endMin ? 0 : Math.min(meets - (inAnnounced ? 1 : 0), 1 + Math.floor((end - endMin) / windowMs));
+  const announcedShare = !inAnnounced ? 0 : policy.algorithm === 'fixed-window' ? r : policy.capacity;
+  const high = announcedShare + later * policy.capacity;
+  let low = 0;
+  if (!inAnnounced && end < endMin + windowMs) low = Math.min(burst.length, policy.capacity);
+  else if (policy.algorithm === 'fixed-window' && end < endMin) low = Math.min(burst.length, r);
+  return { admitted: admitted(burst), low, high, window: (end - start) / 1000, conclusive: high <= low };
+}
+
+/**
  * Sends `burst()` on a full bucket (D-SUITE-TRUST): waits until the bucket is full by its own
  * RateLimit-Reset (`waitFull`), sends the burst and judges it against what the headers announced. A
  * burst so slow that a whole token could have refilled cannot tell one admission too many apart: it
  * is tried again, up to three times, and the last judgement is returned either way.
  */
 export async function fullBurst(
-  policy: Pick<Policy, 'capacity' | 'refillPerSecond'>,
+  policy: Pick<Policy, 'capacity' | 'refillPerSecond'> & Partial<Pick<Policy, 'algorithm' | 'windowSeconds'>>,
   waitFull: () => Promise<HttpResponse>,
   burst: () => Promise<HttpResponse[]>,
 ): Promise<Admissions & { responses: HttpResponse[] }> {

@@ -29,6 +29,14 @@ export interface ProfileCollection {
   existingIds?: (number | string)[];
 }
 
+/** The rate-limit algorithms a profile can declare (D-SUITE-TRUST; default the document's reference, the token bucket). */
+export type RateLimitAlgorithm = 'token-bucket' | 'leaky-bucket' | 'fixed-window' | 'sliding-window';
+
+/** Whether the algorithm counts requests per window (fixed or sliding) rather than tokens of a bucket. */
+export function isWindow(algorithm: RateLimitAlgorithm): algorithm is 'fixed-window' | 'sliding-window' {
+  return algorithm === 'fixed-window' || algorithm === 'sliding-window';
+}
+
 export interface TargetProfile {
   $schema?: string;
   name: string;
@@ -52,7 +60,8 @@ export interface TargetProfile {
     collectionPath?: string;
   };
   protected: ProfileRequest;
-  rateLimit?: { capacity: number; refillPerSecond: number; algorithm?: 'token-bucket' | 'leaky-bucket' };
+  /** The rate-limit plan: `refillPerSecond` for the buckets, `windowSeconds` for the windows (the schema requires the one that applies). */
+  rateLimit?: { capacity: number; refillPerSecond?: number; windowSeconds?: number; algorithm?: RateLimitAlgorithm };
   features?: {
     exampleApi?: boolean;
     hypermedia?: boolean;
@@ -87,8 +96,21 @@ function describeError(error: ErrorObject): string {
 /** Validates parsed profile data (D-PROFILE); returns one readable line per problem, empty when valid. */
 export function profileProblems(data: unknown): string[] {
   const validate = getValidator('target-profile');
-  if (validate(data)) return [];
-  return [...new Set((validate.errors ?? []).map(describeError))];
+  if (!validate(data)) return [...new Set((validate.errors ?? []).map(describeError))];
+  return planProblems((data as TargetProfile).rateLimit);
+}
+
+/** The member of `rateLimit` its algorithm needs: `windowSeconds` for a window, `refillPerSecond` for a bucket (D-SUITE-TRUST). */
+function planProblems(plan: TargetProfile['rateLimit']): string[] {
+  if (plan === undefined) return [];
+  const algorithm = plan.algorithm ?? 'token-bucket';
+  if (isWindow(algorithm) && plan.windowSeconds === undefined) {
+    return [`/rateLimit: missing member "windowSeconds" (the length of a window in seconds, which the algorithm "${algorithm}" needs)`];
+  }
+  if (!isWindow(algorithm) && plan.refillPerSecond === undefined) {
+    return [`/rateLimit: missing member "refillPerSecond" (tokens per second, which the algorithm "${algorithm}" needs)`];
+  }
+  return [];
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Declared features are verified before the suite (conformance/cli/verify-features.ts): a profile
  * that declares fault injection, a slow window or rate-limit tokens the target ignores gets one
- * message naming the profile field and the fix, and `run` exits 2 before any test runs.
+ * message naming the profile field and the fix, and `run` exits 2 before any test runs. A target
+ * that admits a made-up token is never reported as a profile mistake: the suite runs and fails it.
  */
 import { test, expect } from '@playwright/test';
 import { resolveConfig } from '../../reference-impl/config.ts';
@@ -13,6 +14,9 @@ import { runCli, tempOut } from './support/subprocess.ts';
 import { writeFileSync } from 'node:fs';
 import { readResults } from '../../spec/results.ts';
 import { join } from 'node:path';
+import anyTokenAccepted from '../../fixtures/broken/auth-any-token-accepted.ts';
+import { startVariant } from '../../fixtures/broken/start.ts';
+import { send } from '../support/http.ts';
 
 async function withReference<T>(faultInjection: boolean, body: (profile: TargetProfile) => Promise<T>): Promise<T> {
   const server = await startServer({ config: resolveConfig({ host: '127.0.0.1', port: 0, faultInjection }), logError: () => undefined });
@@ -70,4 +74,27 @@ test('run stops with exit 2 before the suite when the profile declares fault inj
     expect(run.stdout + run.stderr, 'the suite never started').not.toContain('Running ');
     expect(run.elapsedMs, 'within seconds, not after the suite').toBeLessThan(30_000);
   });
+});
+
+test('a target that accepts any token is not reported as a misconfigured profile: the suite runs and the auth MUST fails (exit 1)', async () => {
+  const target = await startVariant(anyTokenAccepted);
+  try {
+    // Every token is the default caller there, so the rate-limit tokens show that caller's RateLimit-Limit
+    // (1000, not the profile's 10): a server defect, not a profile mistake.
+    const probe = await send(target.profile.baseUrls[0] ?? '', 'GET', '/account', { headers: { authorization: 'Bearer dev-token-limited' } });
+    const limit = probe.headers['ratelimit-limit'];
+    expect(limit, 'the premise: the rate-limit token is on another plan than the profile says').not.toBe(String(target.profile.rateLimit?.capacity));
+    expect(await verifyFeatures(target.profile)).toEqual([]);
+    const dir = tempOut('verify-any-token');
+    const file = join(dir, 'profile.json');
+    writeFileSync(file, JSON.stringify(target.profile));
+    const run = await runCli(['--profile', file, '--out', join(dir, 'out'), '--grep', '@AUTH-401-INVALID(?![A-Za-z0-9-])'], {}, 120_000);
+    expect(run.code, run.stdout + run.stderr).toBe(1);
+    const results = readResults(join(dir, 'out', 'results.json'));
+    expect(results.exitCode).toBe(1);
+    expect(results.requirements.find((r) => r.id === 'AUTH-401-INVALID')?.outcome).toBe('failed');
+    expect(run.stderr).not.toContain('the profile declares features the target does not provide');
+  } finally {
+    await target.close();
+  }
 });
