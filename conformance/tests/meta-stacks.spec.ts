@@ -1,0 +1,74 @@
+/**
+ * The real-world mirror of the valid-variants meta-test: the suite certifies each stack of
+ * fixtures/stacks/ (Express, Fastify, Hono, Koa with their popular plugins, two instances on Redis)
+ * and must report exactly the MUST failures the stack declares (its TRUE failures, each with the
+ * library line behind it and its fix) and no other. The published matrix
+ * (fixtures/stacks/stacks-matrix.{json,md}) and README.md must show the declared failures.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test, expect } from '@playwright/test';
+import { pool } from '../../fixtures/broken/check.ts';
+import { asDeclared, checkStack, formatStackTable } from '../../fixtures/stacks/check.ts';
+import { STACKS } from '../../fixtures/stacks/index.ts';
+import { installedVersion, renderMatrix } from '../../fixtures/stacks/matrix.ts';
+import type { StacksMatrix } from '../../fixtures/stacks/matrix.ts';
+import { redisAnswers, sharedRedisUrl } from '../../reference-impl/redis-admin.ts';
+
+const ROOT = new URL('../../', import.meta.url);
+const read = (path: string): string => readFileSync(new URL(path, ROOT), 'utf8');
+
+test('every stack declares its failures as data: a MUST of the catalogue, the library, the line that explains it, the fix', () => {
+  const catalogue = JSON.parse(read('spec/requirements.json')) as { requirements: { id: string; level: string }[] };
+  const levels = new Map(catalogue.requirements.map((r) => [r.id, r.level]));
+  expect(STACKS.map((s) => s.name)).toEqual(['express', 'fastify', 'hono', 'koa']);
+  for (const stack of STACKS) {
+    expect(new Set(stack.expected.map((f) => f.id)).size, `${stack.name}: one entry per requirement`).toBe(stack.expected.length);
+    for (const failure of stack.expected) {
+      const where = `${stack.name} ${failure.id}`;
+      expect(levels.get(failure.id), `${where} is a MUST of spec/requirements.json`).toBe('MUST');
+      expect(failure.source.length, `${where}: the line of the library that explains it`).toBeGreaterThan(20);
+      expect(failure.fix.length, `${where}: the fix`).toBeGreaterThan(5);
+      expect(failure.why.length, `${where}: why`).toBeGreaterThan(10);
+    }
+  }
+});
+
+test('the published matrix (fixtures/stacks/stacks-matrix.json) shows the declared failures and the installed versions, and README shows its table', () => {
+  const published = JSON.parse(read('fixtures/stacks/stacks-matrix.json')) as StacksMatrix;
+  expect(published.stacks.map((s) => s.name)).toEqual(STACKS.map((s) => s.name));
+  for (const stack of STACKS) {
+    const row = published.stacks.find((s) => s.name === stack.name);
+    expect(row?.failures.map((f) => f.id), `${stack.name}: rerun npm run stacks:matrix`).toEqual(stack.expected.map((f) => f.id));
+    expect(row?.libraries, `${stack.name}: rerun npm run stacks:matrix`).toEqual(stack.libraries.map((name) => ({ name, version: installedVersion(name) })));
+    expect(row?.undeclared, `${stack.name}: the published run failed no undeclared MUST`).toEqual([]);
+  }
+  const markdown = read('fixtures/stacks/stacks-matrix.md');
+  expect(markdown, 'stacks-matrix.md is rendered from stacks-matrix.json').toBe(renderMatrix(published));
+  const table = markdown.split('\n\n')[0] ?? '';
+  expect(read('README.md'), 'README.md shows the current table').toContain(table.trim());
+});
+
+// eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture arguments from the pattern
+test('the suite fails exactly the declared MUSTs of every stack, and no other', async ({}, testInfo) => {
+  test.setTimeout(12 * 60_000);
+  const redisUrl = sharedRedisUrl();
+  test.skip(!(await redisAnswers(redisUrl)), `every stack runs two instances on Redis, which does not answer at ${redisUrl}`);
+  // Outside test-results/: another Playwright run in the same tree would clean it mid-run.
+  const outRoot = mkdtempSync(join(tmpdir(), 'hac-stacks-'));
+  const started = performance.now();
+  // All four at once: each run is mostly waiting on the rate-limit windows, so the pool ends together.
+  const outcomes = await pool(STACKS, STACKS.length, (stack) => checkStack(stack, { outRoot, workers: 2, timeoutMs: 600_000 }));
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const summary = `${formatStackTable(outcomes)}\n\n${outcomes.length} stacks in ${seconds} s; results under ${outRoot}`;
+  console.log(`\nstacks:\n${summary}\n`);
+  await testInfo.attach('stacks.txt', { body: summary, contentType: 'text/plain' });
+  for (const outcome of outcomes) {
+    expect.soft(outcome.error, `${outcome.stack}: the run is complete (${outcome.outDir})`).toBeUndefined();
+    expect.soft(outcome.unexpected, `${outcome.stack}: no MUST fails beyond the declared ones (a false alarm, or a failure to declare)`).toEqual([]);
+    expect.soft(outcome.missing, `${outcome.stack}: every declared failure is reported (else update expected.ts)`).toEqual([]);
+    expect.soft(outcome.exitCode, `${outcome.stack}: the CLI exits 1 (MUST failures)`).toBe(1);
+  }
+  if (outcomes.every(asDeclared)) rmSync(outRoot, { recursive: true, force: true });
+});
