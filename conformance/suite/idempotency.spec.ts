@@ -123,6 +123,8 @@ test(
 
 test(
   'a request whose key is still in flight is a 409 problem with Retry-After',
+  // The project's answer (D-IDEMPOTENCY); the document fixes only exactly one result, which
+  // IDEMPOTENCY-CONCURRENT-ONE-RESULT checks and which a wait-and-replay also keeps (D-SUITE-TRUST).
   req('IDEMPOTENCY-IN-FLIGHT-409', '@idempotency'),
   async ({ idempotentEndpoint: e, profile, multi }) => {
     let inFlight = await catchInFlight(e, profile.features?.faultInjection);

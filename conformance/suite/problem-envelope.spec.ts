@@ -154,7 +154,7 @@ test('typed problems use the decided type URIs', req('PROBLEM-TYPE-CATALOGUE', '
     expect((badKey.json as { type?: unknown }).type, describe(badKey)).toBe(`${PROBLEM_TYPE_BASE}invalid-idempotency-key`);
     const fault = profile.features?.faultInjection;
     if (fault?.slowValue) {
-      // IDEMPOTENCY-IN-FLIGHT-409 is the MUST that a 409 comes at all; this checks only its type.
+      // IDEMPOTENCY-IN-FLIGHT-409 (SHOULD) asks that a 409 comes at all; this checks only its type.
       const slowFault = { header: fault.header, slowValue: fault.slowValue };
       const during = await secondWhileSlow(target.client, idem.path, fillTemplate(idem.body), slowFault);
       test.skip(during.status !== 409, `no request was caught in flight in 3 tries: ${describe(during)}`);
