@@ -86,6 +86,8 @@ const SPEC = fileURLToPath(new URL('../../openapi.yaml', import.meta.url));
 const REDOCLY = fileURLToPath(new URL('../../../node_modules/.bin/redocly', import.meta.url));
 /** Where a request that matches no operation is checked: the responses any path may give to any method. */
 const NO_ROUTE = '/__no-route__';
+/** Where a method outside OpenAPI's set (BREW) is checked: its 405 is components/responses/UnknownMethodNotAllowed (D-METHODS). */
+const UNKNOWN_METHOD = '/__unknown-method__';
 const METHOD_TOKENS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
 /**
@@ -125,6 +127,13 @@ function bundledDescription(): Record<string, unknown> {
         { security: [{}], responses: m === 'head' ? headResponses : responses, operationId: `no-route-${m}` },
       ]),
     );
+    doc.paths[UNKNOWN_METHOD] = {
+      get: {
+        security: [{}],
+        responses: { ...responses, '405': { $ref: '#/components/responses/UnknownMethodNotAllowed' } },
+        operationId: 'unknown-method',
+      },
+    };
     return doc;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -170,7 +179,8 @@ async function readAll(stream: IncomingMessage): Promise<Buffer> {
 export async function startValidatingProxy(upstream: string): Promise<ValidatingProxy> {
   const operations = await getHttpOperationsFromSpec(bundledDescription());
   const fallback = new Map(operations.filter((op) => op.path === NO_ROUTE).map((op) => [op.method, op]));
-  const resources = operations.filter((op) => op.path !== NO_ROUTE);
+  const unknownMethod = operations.find((op) => op.path === UNKNOWN_METHOD) as Operation;
+  const resources = operations.filter((op) => op.path !== NO_ROUTE && op.path !== UNKNOWN_METHOD);
   const target = new URL(upstream);
   const report: ProxyReport = { requests: 0, requestViolations: [], responseViolations: [], unmatched: 0, relayed: 0 };
 
@@ -218,8 +228,11 @@ export async function startValidatingProxy(upstream: string): Promise<Validating
     } else {
       report.unmatched += 1;
       add('request', diagnosticsOf(routed));
-      resource = fallback.get(input.method) ?? (fallback.get('get') as Operation);
-      if (!METHOD_TOKENS.has(input.method)) input.method = 'get';
+      if (METHOD_TOKENS.has(input.method)) resource = fallback.get(input.method) ?? (fallback.get('get') as Operation);
+      else {
+        resource = unknownMethod;
+        input.method = 'get';
+      }
     }
     add('response', diagnosticsOf(validator.validateOutput({ resource, element: output })));
   }
