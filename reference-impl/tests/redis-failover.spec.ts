@@ -186,7 +186,8 @@ async function run(nodes: LocalCluster, durable: boolean, lagging: boolean): Pro
     }
     if (!killed) await nodes.kill(victim);
     // The replica takes over; then the killed primary comes back as its replica (WAIT needs one).
-    await until(async () => (await role(nodes, replica)) === 'master', 20_000, 'the replica is promoted');
+    // 3-4 s on a quiet machine; once over 20 s at load average 13 (a full npm test on 2 cores), hence 60 s.
+    await until(async () => (await role(nodes, replica)) === 'master', 60_000, 'the replica is promoted');
     await nodes.restart(victim);
     const finals = await Promise.all(answers);
 
