@@ -39,7 +39,7 @@ const REQUEST_FINDINGS: readonly { kind: RegExp; statuses: number[]; why: string
     statuses: [405],
     why:
       'METHOD-NOT-ALLOWED-405 sends every method a path does not allow; no operation is declared for them (D-METHODS), ' +
-      'so the 405 is checked against MethodNotAllowed and its Allow against x-allow',
+      'so the 405 is checked against MethodNotAllowed (BREW, outside OpenAPI\'s set: UnknownMethodNotAllowed) and its Allow against x-allow',
   },
   {
     kind: /^Route not resolved, no path matched$/,
@@ -133,7 +133,21 @@ test.describe('the reference server through an OpenAPI-validating proxy', () => 
         ...(reason === undefined ? {} : { reason }),
         errors: (tests ?? []).map((t) => (t.error ?? '').slice(0, 2000)).filter(Boolean),
       }));
-    writeFileSync(testInfo.outputPath('openapi-traffic.json'), JSON.stringify(summary, null, 2));
+    // The explained findings with how often each occurred in this run.
+    const listed = [
+      ...RESPONSE_FINDINGS.map((f) => ({ side: 'response' as const, statuses: undefined as number[] | undefined, ...f })),
+      ...REQUEST_FINDINGS.map((f) => ({ side: 'request' as const, ...f })),
+    ];
+    const explained = listed.map(({ side, kind, statuses, why }) => ({
+      side,
+      kind: String(kind),
+      statuses,
+      why,
+      count: (side === 'request' ? report.requestViolations : report.responseViolations).filter(
+        (v) => kind.test(v.message) && (statuses === undefined || statuses.includes(v.status)),
+      ).length,
+    }));
+    writeFileSync(testInfo.outputPath('openapi-traffic.json'), JSON.stringify({ ...summary, explained }, null, 2));
     await testInfo.attach('openapi-traffic.json', { body: JSON.stringify(summary, null, 2), contentType: 'application/json' });
     console.log(
       `openapi-traffic: ${report.requests} exchanges checked, ${report.responseViolations.length} response violations, ` +
