@@ -177,7 +177,7 @@ test.describe('openapi.yaml', () => {
     }
   });
 
-  test('the reference server answers every declared operation and 405 with x-allow as Allow to every other method', async () => {
+  test('the reference server answers every declared operation, and 405 with x-allow as Allow to every other method (BREW too)', async () => {
     const server = await startTestServer();
     try {
       let checked = 0;
@@ -188,6 +188,7 @@ test.describe('openapi.yaml', () => {
           const reply = await send(server.url, method, target);
           const declared = item[method.toLowerCase() as (typeof HTTP_METHODS)[number]] !== undefined;
           if (declared) expect(reply.status, `${method} ${target} is served`).not.toBe(405);
+          if (method === 'OPTIONS') expect(reply.allow, `OPTIONS ${target}`).toBe(allow);
           else {
             expect(reply.status, `${method} ${target} is not declared`).toBe(405);
             expect(reply.allow, `${method} ${target}`).toBe(allow);
