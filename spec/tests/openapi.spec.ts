@@ -187,8 +187,8 @@ test.describe('openapi.yaml', () => {
         for (const method of [...HTTP_METHODS.map((m) => m.toUpperCase()), 'BREW']) {
           const reply = await send(server.url, method, target);
           const declared = item[method.toLowerCase() as (typeof HTTP_METHODS)[number]] !== undefined;
-          if (declared) expect(reply.status, `${method} ${target} is served`).not.toBe(405);
           if (method === 'OPTIONS') expect(reply.allow, `OPTIONS ${target}`).toBe(allow);
+          if (declared) expect(reply.status, `${method} ${target} is served`).not.toBe(405);
           else {
             expect(reply.status, `${method} ${target} is not declared`).toBe(405);
             expect(reply.allow, `${method} ${target}`).toBe(allow);
