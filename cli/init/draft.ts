@@ -32,11 +32,11 @@ const shape = (path: string): string => path.replace(/\{[^}]+\}/g, '{}');
 
 /**
  * Whether the document allows the operation: it may succeed (a 2xx or 3xx response, or only a
- * `default` one). An operation documented only to say it is refused (405 alone, or
- * `x-method-not-allowed: true`) is not a method of the path.
+ * `default` one). An operation some documents declare only to say it is refused (405 alone) is not
+ * a method of the path (spec/openapi.yaml declares none such, D-METHODS).
  */
 function allowed(op: Operation | undefined): op is Operation {
-  if (op === undefined || (op as Record<string, unknown>)['x-method-not-allowed'] === true) return false;
+  if (op === undefined) return false;
   const codes = Object.keys(op.responses ?? {});
   return codes.length === 0 || codes.some((code) => /^[23]/.test(code)) || codes.every((code) => code === 'default');
 }

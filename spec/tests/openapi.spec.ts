@@ -1,18 +1,20 @@
 import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { test, expect } from '@playwright/test';
 import { compileErrors, dereference, validate } from '@readme/openapi-parser';
 import type { ParserOptions } from '@readme/openapi-parser';
 import { parse as parseYaml } from 'yaml';
 import { SCHEMA_ID_BASE, getValidator, schemasDir } from '../schemas.ts';
+import { ROUTES, allowedMethods } from '../../reference-impl/route-table.ts';
+import { ALICE, startTestServer } from '../../reference-impl/tests/support/harness.ts';
 
 const openapiPath = fileURLToPath(new URL('../openapi.yaml', import.meta.url));
 const decisionsPath = fileURLToPath(new URL('../decisions.md', import.meta.url));
 const HTTP_METHODS = ['get', 'head', 'post', 'put', 'delete', 'options', 'patch', 'trace'] as const;
 
 interface Operation {
-  'x-method-not-allowed'?: boolean;
   security?: Record<string, string[]>[];
   parameters?: { name: string; in: string; $ref?: string }[];
   requestBody?: { content: Record<string, unknown> };
@@ -23,9 +25,12 @@ interface Response {
   headers?: Record<string, unknown>;
   content?: Record<string, { schema?: { $ref?: string }; example?: unknown }>;
 }
+/** A path item: its operations by method, plus its description and `x-allow` (D-METHODS). */
+type PathItem = Partial<Record<(typeof HTTP_METHODS)[number], Operation>> & { description?: string; 'x-allow'?: string[] };
 interface Document {
   openapi: string;
-  paths: Record<string, Record<string, Operation>>;
+  info: { description: string };
+  paths: Record<string, PathItem>;
   components: { responses: Record<string, Response>; securitySchemes: Record<string, { type: string; scheme: string }> };
 }
 
@@ -56,16 +61,34 @@ function parserOptions(reads: Set<string>): ParserOptions {
 
 const raw = parseYaml(readFileSync(openapiPath, 'utf8')) as Document;
 
-/** The operations a path allows; `withNotAllowed` adds the `x-method-not-allowed` ones that describe its 405. */
-function operations(doc: Document, withNotAllowed = false): { path: string; method: string; op: Operation }[] {
+/** Every operation of the description: each one a method its path allows (D-METHODS). */
+function operations(doc: Document): { path: string; method: string; op: Operation }[] {
   const list: { path: string; method: string; op: Operation }[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const method of HTTP_METHODS) {
       const op = item[method];
-      if (op && (withNotAllowed || op['x-method-not-allowed'] !== true)) list.push({ path, method, op });
+      if (op) list.push({ path, method, op });
     }
   }
   return list;
+}
+
+/** The methods of OpenAPI's set a path item declares, upper case, in the order of `Allow` (route-table.ts). */
+function declaredMethods(item: PathItem | undefined): string[] {
+  const order = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH', 'TRACE'];
+  return order.filter((m) => item?.[m.toLowerCase() as (typeof HTTP_METHODS)[number]] !== undefined);
+}
+
+/** One request with node:http (fetch refuses TRACE): its status and `Allow`. */
+function send(base: string, method: string, path: string): Promise<{ status: number; allow: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}${path}`, { method, headers: { Authorization: `Bearer ${ALICE}` } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, allow: res.headers.allow }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 /** Parses the D-METHODS table of spec/decisions.md into path → allowed methods. */
@@ -115,15 +138,68 @@ test.describe('openapi.yaml', () => {
     for (const [path, methods] of decided) {
       const item = raw.paths[path];
       expect(item, `${path} is in openapi.yaml`).toBeDefined();
-      const present = HTTP_METHODS.filter((m) => item?.[m] && item[m]['x-method-not-allowed'] !== true);
+      const present = HTTP_METHODS.filter((m) => item?.[m]);
       expect([...present].sort(), path).toEqual([...methods].sort());
-      const notAllowed = HTTP_METHODS.filter((m) => item?.[m]?.['x-method-not-allowed'] === true);
-      expect([...notAllowed].sort(), `${path}: every other method of OpenAPI's set but HEAD describes its 405`).toEqual(
-        HTTP_METHODS.filter((m) => !methods.includes(m) && m !== 'head').sort(),
-      );
-      for (const m of notAllowed) expect(Object.keys(item?.[m]?.responses ?? {}), `${m} ${path}`).toContain('405');
+      expect(item?.['x-allow'], `${path} x-allow`).toEqual(methods.map((m) => m.toUpperCase()));
     }
     expect(Object.keys(raw.paths).sort()).toEqual([...decided.keys()].sort());
+  });
+
+  test('declares no operation the server does not serve: the operations of each path are its route-table methods (D-METHODS)', () => {
+    expect(Object.keys(raw.paths).sort()).toEqual(ROUTES.map((r) => r.pattern).sort());
+    for (const route of ROUTES) {
+      const item = raw.paths[route.pattern];
+      expect(declaredMethods(item), route.pattern).toEqual(allowedMethods(route));
+      // x-allow is the Allow the server sends, in its order.
+      expect(item?.['x-allow'], `${route.pattern} x-allow`).toEqual(allowedMethods(route));
+    }
+    expect(readFileSync(openapiPath, 'utf8')).not.toContain('x-method-not-allowed');
+  });
+
+  test('the 405 is described without operations: info, every path item and the reusable responses (D-METHODS)', () => {
+    expect(raw.info.description).toContain('components/responses/MethodNotAllowed');
+    expect(raw.info.description).toContain('`x-allow`');
+    for (const [path, item] of Object.entries(raw.paths)) {
+      const allow = (item['x-allow'] ?? []).join(', ');
+      expect(item.description, path).toContain(`Allow: ${allow} (D-METHODS)`);
+      expect(item.description, path).toContain('405');
+      expect(item.description, path).toContain('components/responses/MethodNotAllowed');
+      for (const { op } of operations({ ...raw, paths: { [path]: item } })) expect(Object.keys(op.responses), path).not.toContain('405');
+      // The OPTIONS operation's 204 says the same Allow.
+      expect(item.options?.responses['204'] && (item.options.responses['204'] as { description?: string }).description, path).toContain(
+        `Allow: ${allow}`,
+      );
+    }
+    const responses = raw.components.responses;
+    for (const name of ['MethodNotAllowed', 'UnknownMethodNotAllowed']) {
+      expect(Object.keys(responses[name]?.headers ?? {}), name).toContain('Allow');
+      expect((responses[name]?.content?.['application/problem+json']?.example as { status?: number }).status, name).toBe(405);
+    }
+  });
+
+  test('the reference server answers every declared operation, and 405 with x-allow as Allow to every other method (BREW too)', async () => {
+    const server = await startTestServer();
+    try {
+      let checked = 0;
+      for (const [path, item] of Object.entries(raw.paths)) {
+        const target = path.replace(/\{[A-Za-z]+\}/g, '1');
+        const allow = (item['x-allow'] ?? []).join(', ');
+        for (const method of [...HTTP_METHODS.map((m) => m.toUpperCase()), 'BREW']) {
+          const reply = await send(server.url, method, target);
+          const declared = item[method.toLowerCase() as (typeof HTTP_METHODS)[number]] !== undefined;
+          if (method === 'OPTIONS') expect(reply.allow, `OPTIONS ${target}`).toBe(allow);
+          if (declared) expect(reply.status, `${method} ${target} is served`).not.toBe(405);
+          else {
+            expect(reply.status, `${method} ${target} is not declared`).toBe(405);
+            expect(reply.allow, `${method} ${target}`).toBe(allow);
+          }
+          checked++;
+        }
+      }
+      expect(checked).toBe(Object.keys(raw.paths).length * 9);
+    } finally {
+      await server.close();
+    }
   });
 
   test('every request body is application/json', () => {
@@ -136,7 +212,7 @@ test.describe('openapi.yaml', () => {
 
   test('every 4xx and 5xx response is application/problem+json', () => {
     let count = 0;
-    for (const { path, method, op } of operations(raw, true)) {
+    for (const { path, method, op } of operations(raw)) {
       for (const [status, response] of Object.entries(op.responses)) {
         if (!/^[45]/.test(status)) continue;
         const resolved = resolveResponse(raw, response);
@@ -152,7 +228,7 @@ test.describe('openapi.yaml', () => {
   });
 
   test('every response carries the RateLimit headers and Cache-Control', () => {
-    for (const { path, method, op } of operations(raw, true)) {
+    for (const { path, method, op } of operations(raw)) {
       for (const [status, response] of Object.entries(op.responses)) {
         const headers = Object.keys(resolveResponse(raw, response).headers ?? {});
         for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Cache-Control']) {
@@ -207,14 +283,15 @@ test.describe('openapi.yaml', () => {
 
   test('every operation lists 400, 414, 429, 500 and 503, and 404 when its path has an id', () => {
     let checked = 0;
-    for (const { path, method, op } of operations(raw, true)) {
+    for (const { path, method, op } of operations(raw)) {
       const statuses = Object.keys(op.responses);
       expect(statuses, `${method} ${path}`).toEqual(expect.arrayContaining(['400', '414', '429', '500', '503']));
-      if (path.includes('{') && op['x-method-not-allowed'] !== true) expect(statuses, `${method} ${path}`).toContain('404');
-      if (op['x-method-not-allowed'] !== true && method !== 'head') expect(statuses, `${method} ${path}`).toContain('401');
+      if (path.includes('{')) expect(statuses, `${method} ${path}`).toContain('404');
+      if (method !== 'head') expect(statuses, `${method} ${path}`).toContain('401');
       checked++;
     }
-    expect(checked).toBeGreaterThan(100);
+    // One per method the route table allows (63): no operation is declared for a 405 (D-METHODS).
+    expect(checked).toBe(ROUTES.reduce((sum, route) => sum + allowedMethods(route).length, 0));
   });
 
   test('GET /account documents the 404 of a caller whose user was deleted', () => {
@@ -262,9 +339,9 @@ test.describe('openapi.yaml', () => {
   test('public reads accept no token; everything else requires the bearer scheme (D-AUTH)', () => {
     expect(raw.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     const publicPath = /^\/(users(\/\{id\})?|authors(\/\{id\})?|posts(\/\{id\}(\/comments(\/\{commentId\})?)?)?)$/;
-    for (const { path, method, op } of operations(raw, true)) {
-      // OPTIONS and the 405 answers need no token; a token that is sent is still checked (D-AUTH, D-METHODS).
-      const isPublic = (publicPath.test(path) && ['get', 'head'].includes(method)) || method === 'options' || op['x-method-not-allowed'] === true;
+    for (const { path, method, op } of operations(raw)) {
+      // OPTIONS needs no token; a token that is sent is still checked (D-AUTH, D-METHODS).
+      const isPublic = (publicPath.test(path) && ['get', 'head'].includes(method)) || method === 'options';
       const security = op.security ?? [];
       expect(security.some((s) => 'bearer' in s), `${method} ${path} names bearer`).toBe(true);
       expect(security.some((s) => Object.keys(s).length === 0), `${method} ${path} public=${isPublic}`).toBe(isPublic);

@@ -7,6 +7,12 @@
  * does not find `validation-error-item.schema.json` under the schemas' `$id`s). This proxy forwards
  * bytes unchanged (raw headers, duplicates and all) and validates on the side; the description is
  * bundled into one document first by Redocly CLI.
+ *
+ * A method a path does not allow is no operation of the description (D-METHODS), so Prism's router
+ * finds none for it. Such a request is judged against an operation the proxy builds for the path and
+ * method: the path's parameters, no security, and the responses D-METHODS gives it, 405 being
+ * components/responses/MethodNotAllowed (and 404 only where the path has an id, D-IDS). Every 405
+ * must also carry as `Allow` exactly the path's `x-allow`: the one check that is the proxy's own.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -70,8 +76,12 @@ export interface ProxyReport {
   requestViolations: Violation[];
   /** Responses that disagree with the description: must be none. */
   responseViolations: Violation[];
-  /** Requests that matched no operation, by method and status (checked against the fallback responses). */
+  /** Requests that matched no operation (a method the path does not allow, an unknown path or method). */
   unmatched: number;
+  /** Of those, requests to a known path with a method of OpenAPI's set it does not allow: judged against MethodNotAllowed. */
+  notAllowed: number;
+  /** 405 answers whose `Allow` was compared with the path's `x-allow`. */
+  allowChecked: number;
   /** Requests Node's parser refuses (an unknown method token such as BREW, CONNECT): relayed as bytes, their answers checked. */
   relayed: number;
 }
@@ -88,7 +98,19 @@ const REDOCLY = fileURLToPath(new URL('../../../node_modules/.bin/redocly', impo
 const NO_ROUTE = '/__no-route__';
 /** Where a method outside OpenAPI's set (BREW) is checked: its 405 is components/responses/UnknownMethodNotAllowed (D-METHODS). */
 const UNKNOWN_METHOD = '/__unknown-method__';
+/** The prefix of the built operations of the methods a path does not allow (`/__not-allowed__/users/{id}`, D-METHODS). */
+const NOT_ALLOWED = '/__not-allowed__';
 const METHOD_TOKENS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+
+type PathItem = Record<string, unknown> & { parameters?: unknown[]; 'x-allow'?: string[] };
+
+/** Matches a request path to the description's path templates: the literal-most one wins (`/users/{id}` before a deeper template). */
+function pathMatcher(paths: string[]): (path: string) => string | undefined {
+  const compiled = paths
+    .map((template) => ({ template, regexp: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`), params: (template.match(/\{/g) ?? []).length }))
+    .sort((a, b) => a.params - b.params);
+  return (path) => compiled.find((entry) => entry.regexp.test(path))?.template;
+}
 
 /**
  * Removes every `$id`: after bundling, every reference is a local pointer, and Prism compiles each
@@ -102,8 +124,12 @@ function withoutIds(node: unknown): unknown {
   return Object.fromEntries(Object.entries(node).filter(([key]) => key !== '$id').map(([key, value]) => [key, withoutIds(value)]));
 }
 
-/** The description bundled into one document by `redocly bundle`, plus the NO_ROUTE path of the fallback answers. */
-function bundledDescription(): Record<string, unknown> {
+/**
+ * The description bundled into one document by `redocly bundle`, plus the NO_ROUTE path of the
+ * fallback answers, the UNKNOWN_METHOD path of BREW's, and under NOT_ALLOWED, for every path, an
+ * operation for each method of OpenAPI's set it does not allow (D-METHODS).
+ */
+function bundledDescription(): { doc: Record<string, unknown>; allow: Map<string, string> } {
   const dir = mkdtempSync(join(tmpdir(), 'hac-openapi-'));
   try {
     const out = join(dir, 'openapi.json');
@@ -112,7 +138,10 @@ function bundledDescription(): Record<string, unknown> {
       env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
     });
     if (run.status !== 0) throw new Error(`redocly bundle failed: ${run.stderr}`);
-    const doc = withoutIds(parseYaml(readFileSync(out, 'utf8'))) as { paths: Record<string, unknown> };
+    const doc = withoutIds(parseYaml(readFileSync(out, 'utf8'))) as {
+      paths: Record<string, PathItem>;
+      components: { responses: Record<string, { headers?: Record<string, unknown> }> };
+    };
     const responses = Object.fromEntries(
       [
         ['400', 'BadRequest'], ['404', 'NotFound'], ['405', 'MethodNotAllowed'], ['414', 'UriTooLong'], ['429', 'TooManyRequests'],
@@ -134,7 +163,33 @@ function bundledDescription(): Record<string, unknown> {
         operationId: 'unknown-method',
       },
     };
-    return doc;
+    // The answers of D-METHODS to a method a path does not allow: 405 with Allow, or what comes before
+    // routing (400, 414, 429, 500, 503); 404 only where an id may be outside the table (D-IDS).
+    const allow = new Map<string, string>();
+    const headMethodNotAllowed = {
+      description: 'MethodNotAllowed without its body (HEAD).',
+      headers: doc.components.responses.MethodNotAllowed?.headers ?? {},
+    };
+    for (const [path, item] of Object.entries(doc.paths)) {
+      if (path.startsWith('/__')) continue;
+      allow.set(path, (item['x-allow'] ?? []).join(', '));
+      const notAllowed: PathItem = item.parameters ? { parameters: item.parameters } : {};
+      for (const method of METHOD_TOKENS) {
+        if (item[method] !== undefined) continue;
+        const { '404': notFound, ...others } = method === 'head' ? headResponses : responses;
+        notAllowed[method] = {
+          security: [{}],
+          operationId: `not-allowed-${method}-${path}`,
+          responses: {
+            ...others,
+            ...(path.includes('{') ? { '404': notFound } : {}),
+            '405': method === 'head' ? headMethodNotAllowed : { $ref: '#/components/responses/MethodNotAllowed' },
+          },
+        };
+      }
+      doc.paths[`${NOT_ALLOWED}${path}`] = notAllowed;
+    }
+    return { doc, allow };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -177,12 +232,23 @@ async function readAll(stream: IncomingMessage): Promise<Buffer> {
 
 /** Starts the proxy on 127.0.0.1 (port 0) in front of `upstream` (`http://host:port`). */
 export async function startValidatingProxy(upstream: string): Promise<ValidatingProxy> {
-  const operations = await getHttpOperationsFromSpec(bundledDescription());
+  const { doc, allow } = bundledDescription();
+  const operations = await getHttpOperationsFromSpec(doc);
   const fallback = new Map(operations.filter((op) => op.path === NO_ROUTE).map((op) => [op.method, op]));
   const unknownMethod = operations.find((op) => op.path === UNKNOWN_METHOD) as Operation;
-  const resources = operations.filter((op) => op.path !== NO_ROUTE && op.path !== UNKNOWN_METHOD);
+  const notAllowedResources = operations.filter((op) => op.path.startsWith(`${NOT_ALLOWED}/`));
+  const resources = operations.filter((op) => !op.path.startsWith('/__'));
+  const templateOf = pathMatcher([...allow.keys()]);
   const target = new URL(upstream);
-  const report: ProxyReport = { requests: 0, requestViolations: [], responseViolations: [], unmatched: 0, relayed: 0 };
+  const report: ProxyReport = {
+    requests: 0,
+    requestViolations: [],
+    responseViolations: [],
+    unmatched: 0,
+    notAllowed: 0,
+    allowChecked: 0,
+    relayed: 0,
+  };
 
   function check(method: string, rawTarget: string, reqHeaders: string[], reqBody: Buffer, status: number, resHeaders: string[], resBody: Buffer): void {
     report.requests += 1;
@@ -228,13 +294,29 @@ export async function startValidatingProxy(upstream: string): Promise<Validating
     } else {
       report.unmatched += 1;
       add('request', diagnosticsOf(routed));
-      if (METHOD_TOKENS.has(input.method)) resource = fallback.get(input.method) ?? (fallback.get('get') as Operation);
+      const notAllowed = METHOD_TOKENS.has(input.method)
+        ? route({ resources: notAllowedResources, input: { ...input, url: { ...input.url, path: `${NOT_ALLOWED}${input.url.path}` } } })
+        : undefined;
+      if (notAllowed?._tag === 'Right') {
+        // A known path, a method it does not allow (D-METHODS): MethodNotAllowed, not the any-path fallback.
+        report.notAllowed += 1;
+        resource = notAllowed.right;
+      } else if (METHOD_TOKENS.has(input.method)) resource = fallback.get(input.method) ?? (fallback.get('get') as Operation);
       else {
         resource = unknownMethod;
         input.method = 'get';
       }
     }
     add('response', diagnosticsOf(validator.validateOutput({ resource, element: output })));
+    // METHOD-ALLOW-HEADER: a 405 names exactly the path's methods, which the path item lists as x-allow (D-METHODS).
+    const template = status === 405 ? templateOf(url.pathname) : undefined;
+    if (template !== undefined && responseHeaders.allow !== undefined) {
+      report.allowChecked += 1;
+      const expected = allow.get(template) ?? '';
+      if (responseHeaders.allow !== expected) {
+        add('response', [{ message: `header.allow: Allow "${responseHeaders.allow}" is not the x-allow of ${template} ("${expected}")`, severity: 0 }]);
+      }
+    }
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
