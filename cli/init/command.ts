@@ -125,7 +125,8 @@ export function assembleProfile(draft: Draft, answers: Answers, targets: string[
     features: {
       exampleApi: draft.features.exampleApi,
       hypermedia: draft.features.hypermedia,
-      multiTarget: baseUrls.length > 1,
+      // D-PROFILE: several base URLs are instances of one service (conformance/support/multi-target.ts); one says nothing.
+      ...(baseUrls.length > 1 ? { multiTarget: true } : {}),
       ...(answers.faultHeader ? { faultInjection: { header: answers.faultHeader, ...(answers.slowValue ? { slowValue: answers.slowValue } : {}) } } : {}),
     },
   };
