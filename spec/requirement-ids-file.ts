@@ -1,7 +1,7 @@
 /**
  * The generated module spec/requirement-ids.ts: every requirement ID of spec/requirements.json as a
  * string literal type, so `req('NOT-AN-ID')` in the suite, a broken variant's `breaks` or the client
- * harness's IDs fail at `tsc` time rather than at run time (D-REPORT: one ID, one meaning everywhere).
+ * harness's IDs fail at `tsc` time rather than at run time.
  * TypeScript's resolveJsonModule widens JSON strings to `string`, so the literal types need a generated file;
  * `npm run ids` (spec/requirement-ids-command.ts) rewrites it and spec/tests/requirement-ids.spec.ts fails when it is stale.
  */

@@ -1,5 +1,5 @@
 /**
- * Requirement IDs are typed from the catalogue (D-REPORT): spec/requirement-ids.ts is generated from
+ * Requirement IDs are typed from the catalogue: spec/requirement-ids.ts is generated from
  * spec/requirements.json by `npm run ids` and must be current, and an ID the catalogue does not list
  * fails `tsc` wherever the suite (`req`), a broken variant (`breaks`) or a valid variant (`warns`) names it.
  */
