@@ -28,6 +28,7 @@ import { idempotentEndpointOf, NO_IDEMPOTENT_ENDPOINT } from './support/idempote
 import { Orders } from './support/orders.ts';
 import type { IdempotentEndpoint } from './support/idempotency.ts';
 import { acquireToken } from './support/token-lock.ts';
+import { multiTargetSkip } from './support/multi-target.ts';
 import { tcpAnswers } from './support/tcp.ts';
 import { clearExchanges, evidenceAttachments, evidenceRequest } from './support/exchange-log.ts';
 import { clearHar, flushHar } from './support/har-log.ts';
@@ -153,12 +154,13 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   ],
   multi: [
     async ({ profile }, use) => {
-      if (profile.baseUrls.length >= 2) {
+      const skip = multiTargetSkip(profile);
+      if (skip === undefined) {
         await use({ profile });
         return;
       }
       if (runEnvironment().profile) {
-        await use({ skip: 'the profile lists one base URL (baseUrls); list two or more instances of the target to check statelessness' });
+        await use({ skip });
         return;
       }
       // Loaded here only: the reference server's configuration (its schema compiled on load) and ioredis cost every process ~0.3 s.

@@ -38,9 +38,13 @@ export interface RunEnvironment {
   globalTimeoutMs: number;
   /** HAC_RUNS: fast-check runs per property, overriding the profile's `runs.properties`. */
   propertyRuns?: number;
-  /** HAC_SEED and HAC_PATH: replay one fast-check failure exactly. */
-  seed?: number;
-  path?: string;
+  /**
+   * HAC_FC_SEED and HAC_FC_PATH: replay one fast-check failure exactly, as its `replay:` line prints
+   * (conformance/support/replay.ts). Not HAC_SEED (the reference server's seed users) nor HAC_PATH (the
+   * client harness's request path): one meaning per name.
+   */
+  replaySeed?: number;
+  replayPath?: string;
   /** HAC_LOCK_DIR: where the rate-limit token locks live (shared by every worker and run on the machine). */
   lockDir: string;
   /** HAC_EMBEDDED=memory: the embedded target is one instance on the memory store even when Redis answers. */
@@ -74,7 +78,7 @@ function positiveInteger(text: string | undefined): number | undefined {
 
 /** The run environment of this process (the suite's side of the contract). */
 export function runEnvironment(env: NodeJS.ProcessEnv = process.env): RunEnvironment {
-  const seed = env.HAC_SEED ? Number(env.HAC_SEED) : undefined;
+  const replaySeed = env.HAC_FC_SEED ? Number(env.HAC_FC_SEED) : undefined;
   const propertyRuns = positiveInteger(env.HAC_RUNS);
   const rateLimitTokens = env.HAC_RATE_LIMIT_TOKENS === '0' ? 0 : positiveInteger(env.HAC_RATE_LIMIT_TOKENS);
   return {
@@ -89,8 +93,8 @@ export function runEnvironment(env: NodeJS.ProcessEnv = process.env): RunEnviron
     workers: Number(env.HAC_WORKERS ?? 3),
     globalTimeoutMs: Number(env.HAC_GLOBAL_TIMEOUT ?? 10 * 60_000),
     ...(propertyRuns !== undefined ? { propertyRuns } : {}),
-    ...(seed !== undefined ? { seed } : {}),
-    ...(env.HAC_PATH ? { path: env.HAC_PATH } : {}),
+    ...(replaySeed !== undefined && Number.isInteger(replaySeed) ? { replaySeed } : {}),
+    ...(env.HAC_FC_PATH ? { replayPath: env.HAC_FC_PATH } : {}),
     lockDir: env.HAC_LOCK_DIR ?? join(tmpdir(), 'http-api-conformance-locks'),
     embeddedMemoryOnly: env.HAC_EMBEDDED === 'memory',
     embeddedLog: Boolean(env.HAC_EMBEDDED_LOG),

@@ -125,10 +125,50 @@ export function assembleProfile(draft: Draft, answers: Answers, targets: string[
     features: {
       exampleApi: draft.features.exampleApi,
       hypermedia: draft.features.hypermedia,
-      multiTarget: baseUrls.length > 1,
+      // D-PROFILE: several base URLs are instances of one service (conformance/support/multi-target.ts); one says nothing.
+      ...(baseUrls.length > 1 ? { multiTarget: true } : {}),
       ...(answers.faultHeader ? { faultInjection: { header: answers.faultHeader, ...(answers.slowValue ? { slowValue: answers.slowValue } : {}) } } : {}),
     },
   };
+}
+
+/**
+ * What the target itself tells: whether it answers, how it answers HEAD and OPTIONS (D-METHODS-IMPLICIT, replacing
+ * the assumption noted from the document), and an existing id of each collection. False when it is unreachable.
+ */
+async function learnFromTarget(target: string, draft: Draft, profile: Record<string, unknown>, answers: Answers): Promise<boolean> {
+  const [probe] = await probeTargets([target], draft.collections[0]?.path ?? '/', 5000);
+  if (!probe?.ok) {
+    console.error(
+      `http-api-conformance init: ${target} is unreachable (${probe?.problem ?? 'no answer'}): the profile is written without the ` +
+      `values learnt from the target`,
+    );
+    return false;
+  }
+  const finding = await probeImplicitMethods(target, draft.collections, answers.tokens[0]);
+  draft.notes = draft.notes.filter((n) => !n.startsWith('HEAD and OPTIONS:'));
+  draft.notes.push(finding);
+  profile.description = `${String(profile.description).replace(/ HEAD and OPTIONS:.*$/s, '')} ${finding}`;
+  for (const [name, id] of await existingIds(profile as unknown as TargetProfile)) {
+    const collection = draft.collections.find((c) => c.name === name);
+    if (collection) collection.existingIds = [id];
+  }
+  return true;
+}
+
+/** Prints the smoke check of the written profile against the target; 1 when a line failed or the target is unreachable. */
+async function printSmokeCheck(target: string, reachable: boolean, profile: Record<string, unknown>): Promise<number> {
+  console.log(`\nsmoke check against ${target}:`);
+  if (!reachable) {
+    console.log('  FAIL target unreachable');
+    return 1;
+  }
+  let status = 0;
+  for (const line of await smokeCheck(profile as unknown as TargetProfile)) {
+    console.log(`  ${line.ok ? 'ok  ' : 'FAIL'} ${line.text}`);
+    if (!line.ok) status = 1;
+  }
+  return status;
 }
 
 /** Runs `init` with `args`; resolves with the exit code. */
@@ -167,27 +207,7 @@ export async function initCommand(args: string[], io: { cwd?: string; interactiv
       return 2;
     }
   }
-  let reachable = true;
-  if (options.targets.length > 0) {
-    const [probe] = await probeTargets(options.targets.slice(0, 1), draft.collections[0]?.path ?? '/', 5000);
-    reachable = probe?.ok ?? false;
-    if (!reachable)
-      console.error(
-        `http-api-conformance init: ${options.targets[0]} is unreachable (${probe?.problem ?? 'no answer'}): the profile is written without the ` +
-        `values learnt from the target`,
-      );
-    else {
-      const finding = await probeImplicitMethods(options.targets[0] as string, draft.collections, answers.tokens[0]);
-      draft.notes = draft.notes.filter((n) => !n.startsWith('HEAD and OPTIONS:'));
-      draft.notes.push(finding);
-      profile.description = `${String(profile.description).replace(/ HEAD and OPTIONS:.*$/s, '')} ${finding}`;
-    }
-    if (reachable)
-      for (const [name, id] of await existingIds(profile as unknown as TargetProfile)) {
-        const collection = draft.collections.find((c) => c.name === name);
-        if (collection) collection.existingIds = [id];
-      }
-  }
+  const reachable = options.targets.length > 0 ? await learnFromTarget(options.targets[0] as string, draft, profile, answers) : true;
   mkdirSync(dirname(options.out), { recursive: true });
   writeFileSync(options.out, `${JSON.stringify(profile, null, 2)}\n`);
   console.log(
@@ -202,19 +222,7 @@ export async function initCommand(args: string[], io: { cwd?: string; interactiv
     for (const marker of markers) console.log(`  ${marker}`);
   }
 
-  let status = 0;
-  if (options.targets.length > 0) {
-    console.log(`\nsmoke check against ${options.targets[0]}:`);
-    if (!reachable) {
-      console.log('  FAIL target unreachable');
-      status = 1;
-    } else {
-      for (const line of await smokeCheck(profile as unknown as TargetProfile)) {
-        console.log(`  ${line.ok ? 'ok  ' : 'FAIL'} ${line.text}`);
-        if (!line.ok) status = 1;
-      }
-    }
-  }
+  const status = options.targets.length > 0 ? await printSmokeCheck(options.targets[0] as string, reachable, profile) : 0;
   const near = relative(cwd, options.out);
   const shown = near === '' || near.startsWith('..') ? options.out : near;
   console.log(`\nnext: npx http-api-conformance run --profile ${shown.includes(' ') ? `"${shown}"` : shown}`);

@@ -178,12 +178,20 @@ function profileName(doc: OpenApiDocument): string {
   return (slug || 'my-api').slice(0, 100);
 }
 
-/** Builds the draft profile from a dereferenced OpenAPI document. */
-export function draftProfile(doc: OpenApiDocument, source: string): Draft {
-  const notes: string[] = [];
-  const paths: Record<string, PathItem> = Object.fromEntries(Object.entries(doc.paths ?? {}).map(([p, item]) => [p, allowedOperations(item)]));
+/** A create body of a collection and the media type it was drawn from (the idempotent POST reuses it). */
+interface CreateBody {
+  media: MediaType;
+  body: Record<string, unknown>;
+}
+
+/** The collections of the document (a path with an item path below it), their create bodies, and whether any item carries links. */
+function draftCollections(
+  doc: OpenApiDocument,
+  paths: Record<string, PathItem>,
+  notes: string[],
+): { collections: ProfileCollection[]; bodies: Map<string, CreateBody>; hypermedia: boolean } {
   const collections: ProfileCollection[] = [];
-  const bodies = new Map<string, { media: MediaType; body: Record<string, unknown> }>();
+  const bodies = new Map<string, CreateBody>();
   let hypermedia = false;
   for (const [path, item] of Object.entries(paths)) {
     const below = itemPathBelow(path, paths);
@@ -223,30 +231,52 @@ export function draftProfile(doc: OpenApiDocument, source: string): Draft {
     if (itemPath !== collection.itemPath) notes.push(`${itemPath}: written as ${collection.itemPath} (the suite fills {id})`);
     collections.push(collection);
   }
+  return { collections, bodies, hypermedia };
+}
 
-  // The protected endpoint: a GET without parameters that needs a token, one outside the collections first (`/account`, `/me`).
+/** The protected endpoint: a GET without parameters that needs a token, one outside the collections first (`/account`, `/me`). */
+function protectedPathOf(doc: OpenApiDocument, paths: Record<string, PathItem>, collections: ProfileCollection[], notes: string[]): string | undefined {
   const protectedPaths = Object.entries(paths).filter(([p, item]) => !p.includes('{') && item.get && !isAnonymous(item.get, doc)).map(([p]) => p);
-  let protectedPath = protectedPaths.find((p) => !collections.some((c) => c.path === p)) ?? protectedPaths[0];
-  if (protectedPath === undefined && !Object.values(paths).some((item) => HTTP_METHODS.some((m) => item[m] && !isAnonymous(item[m], doc)))) {
-    // A document that declares no security at all: the conventions require tokens (D-AUTH), so the first readable collection is named.
-    protectedPath = collections.find((c) => c.methods.includes('GET'))?.path;
-    if (protectedPath)
-      notes.push(
-        `the document declares no security: protected is assumed to be GET ${protectedPath}; if the API takes no token, ` +
-          'the authentication checks (401, 403) will fail, as the conventions require tokens',
-      );
-  }
+  const found = protectedPaths.find((p) => !collections.some((c) => c.path === p)) ?? protectedPaths[0];
+  if (found !== undefined || Object.values(paths).some((item) => HTTP_METHODS.some((m) => item[m] && !isAnonymous(item[m], doc)))) return found;
+  // A document that declares no security at all: the conventions require tokens (D-AUTH), so the first readable collection is named.
+  const assumed = collections.find((c) => c.methods.includes('GET'))?.path;
+  if (assumed)
+    notes.push(
+      `the document declares no security: protected is assumed to be GET ${assumed}; if the API takes no token, ` +
+        'the authentication checks (401, 403) will fail, as the conventions require tokens',
+    );
+  return assumed;
+}
 
-  // The idempotent POST: a collection whose POST takes Idempotency-Key, one whose listing needs a token first
-  // (its listing is then per caller, so a replay that creates nothing is visible in it).
+/**
+ * The idempotent POST: a collection whose POST takes Idempotency-Key, one whose listing needs a token first
+ * (its listing is then per caller, so a replay that creates nothing is visible in it).
+ */
+function idempotentCollectionOf(
+  paths: Record<string, PathItem>,
+  collections: ProfileCollection[],
+  bodies: Map<string, CreateBody>,
+  notes: string[],
+): { idempotent?: ProfileCollection; idempotency?: Draft['idempotency'] } {
   const idempotent = collections
     .filter((c) => bodies.has(c.path) && acceptsIdempotencyKey(paths[c.path]?.post, paths[c.path] as PathItem))
     .sort((a, b) => Number(b.auth?.read ?? false) - Number(a.auth?.read ?? false))[0];
-  let idempotency: Draft['idempotency'];
-  if (idempotent) {
-    const { media, body } = bodies.get(idempotent.path) as { media: MediaType; body: Record<string, unknown> };
-    idempotency = { path: idempotent.path, body, otherBody: otherBody(body, media.schema), collectionPath: idempotent.path };
-  } else notes.push('no POST declares an Idempotency-Key header parameter: the idempotency checks will be skipped');
+  if (!idempotent) {
+    notes.push('no POST declares an Idempotency-Key header parameter: the idempotency checks will be skipped');
+    return {};
+  }
+  const { media, body } = bodies.get(idempotent.path) as CreateBody;
+  return { idempotent, idempotency: { path: idempotent.path, body, otherBody: otherBody(body, media.schema), collectionPath: idempotent.path } };
+}
+
+/** Builds the draft profile from a dereferenced OpenAPI document. */
+export function draftProfile(doc: OpenApiDocument, source: string): Draft {
+  const notes: string[] = [];
+  const paths: Record<string, PathItem> = Object.fromEntries(Object.entries(doc.paths ?? {}).map(([p, item]) => [p, allowedOperations(item)]));
+  const { collections, bodies, hypermedia } = draftCollections(doc, paths, notes);
+  const protectedPath = protectedPathOf(doc, paths, collections, notes);
+  const { idempotent, idempotency } = idempotentCollectionOf(paths, collections, bodies, notes);
 
   const limitedFrom =
     idempotent && needsPermission(paths[idempotent.path]?.post, doc)

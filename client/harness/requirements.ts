@@ -4,6 +4,7 @@
  */
 import { loadCatalogue } from '../../spec/catalogue.ts';
 import type { Catalogue, Level } from '../../spec/catalogue.ts';
+import type { ClientRequirementId } from '../../spec/requirement-ids.ts';
 
 export const ID = {
   retryable: 'CLIENT-RETRY-RETRYABLE',
@@ -23,7 +24,7 @@ export const ID = {
   links: 'CLIENT-LINKS-FOLLOWED',
   bearer: 'CLIENT-BEARER-EVERY-REQUEST',
   ignoreUnknown: 'CLIENT-IGNORE-UNKNOWN-MEMBERS',
-} as const;
+} as const satisfies Record<string, ClientRequirementId>;
 
 export interface ClientRequirement {
   id: string;

@@ -1,10 +1,11 @@
 import { test, expect } from '@playwright/test';
 import { certifyFixture, failureReport, idsWith } from './support/certify.ts';
 import { loadClientRequirements } from '../harness/requirements.ts';
+import type { ClientRequirementId } from '../../spec/requirement-ids.ts';
 
 test.describe.configure({ timeout: 240_000 });
 
-const fullRuns: [string, string[]][] = [
+const fullRuns: [string, ClientRequirementId[]][] = [
   ['broken-retries-422.ts', ['CLIENT-NO-RETRY-400-422']],
   ['broken-ignores-retry-after.ts', ['CLIENT-RETRY-AFTER']],
   ['broken-new-key-per-retry.ts', ['CLIENT-IDEMPOTENCY-KEY-STABLE']],
@@ -22,7 +23,7 @@ for (const [file, expected] of fullRuns) {
   });
 }
 
-const focusedRuns: [string, string[], string[], string][] = [
+const focusedRuns: [string, string[], ClientRequirementId[], ClientRequirementId | ''][] = [
   // No cap: there is no value to compare with the reference's 5, so that SHOULD is skipped.
   ['broken-no-cap.ts', ['500-always', 'bad-request-400'], ['CLIENT-ATTEMPT-CAP'], 'CLIENT-ATTEMPTS-REFERENCE'],
   ['broken-ignores-ratelimit-remaining.ts', ['ratelimit-remaining-zero', 'retry-after-delta'], ['CLIENT-RATELIMIT-REMAINING-WAIT'], ''],

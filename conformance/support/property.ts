@@ -1,11 +1,13 @@
 /**
- * Runs a fast-check property against the target. A failure names the seed and path (replay with
- * HAC_SEED and HAC_PATH), the shrunk counterexample, why it failed, and a curl command reproducing
- * the failing request.
+ * Runs a fast-check property against the target. A failure names the seed and path with the command
+ * that replays exactly that case (HAC_FC_SEED and HAC_FC_PATH, support/replay.ts), the shrunk
+ * counterexample, why it failed, and a curl command reproducing the failing request.
  */
+import { test } from '@playwright/test';
 import fc from 'fast-check';
 import { curlFor } from './curl.ts';
 import type { HttpResponse } from './http.ts';
+import { replayCommand } from './replay.ts';
 import { runEnvironment } from '../run-environment.ts';
 
 export interface PropertyOptions {
@@ -34,7 +36,7 @@ export async function assertProperty<T>(
       throw error;
     }
   });
-  const { seed, path } = runEnvironment();
+  const { replaySeed: seed, replayPath: path, profileSource } = runEnvironment();
   const details = await fc.check(property, {
     numRuns: options.runs,
     ...(seed !== undefined ? { seed } : {}),
@@ -42,9 +44,12 @@ export async function assertProperty<T>(
   });
   if (!details.failed) return;
   const reason = lastFailing?.error instanceof Error ? lastFailing.error.message : String(lastFailing?.error ?? details.errorInstance);
+  const counterexamplePath = details.counterexamplePath ?? '';
+  const replay = replayCommand({ seed: details.seed, path: counterexamplePath, title: test.info().title, ...(profileSource ? { profileSource } : {}) });
   const lines = [
     `property "${name}" failed after ${details.numRuns} run(s) (shrunk ${details.numShrinks} time(s))`,
-    `  seed: ${details.seed}  path: ${details.counterexamplePath ?? ''}  (replay: HAC_SEED=${details.seed} HAC_PATH=${details.counterexamplePath ?? ''})`,
+    `  seed: ${details.seed}  path: ${counterexamplePath}`,
+    `  replay: ${replay}`,
     `  counterexample: ${fc.stringify(details.counterexample?.[0])}`,
     `  reproduce: ${lastFailing?.response ? curlFor(lastFailing.response.request) : '(no request was sent)'}`,
     `  reason: ${reason.split('\n').slice(0, 12).join('\n          ')}`,

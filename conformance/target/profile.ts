@@ -65,6 +65,7 @@ export interface TargetProfile {
   features?: {
     exampleApi?: boolean;
     hypermedia?: boolean;
+    /** Whether the base URLs are instances of one service sharing one store (conformance/support/multi-target.ts). */
     multiTarget?: boolean;
     faultInjection?: { header: string; slowValue?: string };
   };
