@@ -27,7 +27,10 @@ test('a sequence rolled back (as a promoted replica that was behind has it) hand
     });
     if (!created.created) throw new Error('nothing was created');
     const handedOut = [...before, ...created.ids];
-    // The rollback: the sequence is back where it was before these ids.
+    // The rollback: the sequence is back where it was before these ids. A promotion comes at least the
+    // cluster node timeout later (a second or more), so the clock has left the millisecond of the last id
+    // (D-IDS guarantees ids of earlier milliseconds; a rollback within the same millisecond cannot happen).
+    await new Promise((resolve) => setTimeout(resolve, 10));
     await admin.set(redisKeys(keyPrefix).sequence('payments'), '0');
     const after = [await stores.resources.nextId('payments')];
     const again = await stores.create({
