@@ -63,6 +63,20 @@ export interface AppOptions extends Deps {
   wrapApp?: WrapApp;
 }
 
+/** The middleware `wrapApp` adds at each extension point (none without it), in the order it added them. */
+function extensionMiddleware(wrapApp: WrapApp | undefined, deps: Deps): (point: ExtensionPoint) => AppMiddleware[] {
+  const added = new Map<ExtensionPoint, AppMiddleware[]>();
+  const extender: AppExtender = {
+    use(point, middleware) {
+      if (!EXTENSION_POINTS.includes(point)) throw new Error(`unknown extension point ${String(point)}: ${EXTENSION_POINTS.join(', ')}`);
+      added.set(point, [...(added.get(point) ?? []), middleware]);
+      return extender;
+    },
+  };
+  wrapApp?.(extender, deps);
+  return (point) => added.get(point) ?? [];
+}
+
 /** Builds the Koa app of the reference server; it never listens (server.ts does). */
 export function createApp({ config, stores, tokens, logError, wrapApp }: AppOptions): Koa<AppState> {
   // The request schemas are compiled here, once, so that no request pays for a compilation (bench/README.md).
@@ -75,16 +89,7 @@ export function createApp({ config, stores, tokens, logError, wrapApp }: AppOpti
   app.silent = true;
   app.on('error', (error: unknown) => log(error));
 
-  const added = new Map<ExtensionPoint, AppMiddleware[]>();
-  const extender: AppExtender = {
-    use(point, middleware) {
-      if (!EXTENSION_POINTS.includes(point)) throw new Error(`unknown extension point ${String(point)}: ${EXTENSION_POINTS.join(', ')}`);
-      added.set(point, [...(added.get(point) ?? []), middleware]);
-      return extender;
-    },
-  };
-  wrapApp?.(extender, deps);
-  const at = (point: ExtensionPoint): AppMiddleware[] => added.get(point) ?? [];
+  const at = extensionMiddleware(wrapApp, deps);
 
   const handlers = handlersOf([usersRoutes, ordersRoutes, paymentsRoutes, accountRoutes, authorsRoutes, postsRoutes].map((routes) => routes(deps)));
   const auth = authenticate();

@@ -9,6 +9,7 @@ import { uniqueValue, fillTemplate } from './template.ts';
 import type { HttpResponse } from './http.ts';
 import type { Target } from './target.ts';
 import { noteBreaks } from './exchange-log.ts';
+import type { RequirementId } from '../../spec/requirement-ids.ts';
 
 export interface Provocation {
   name: string;
@@ -17,7 +18,7 @@ export interface Provocation {
   /** The answers a MUST accepts: `status` alone where the document fixes it (D-SUITE-TRUST). */
   accepted: readonly number[];
   /** The MUST that gives the error its status: an answer outside `accepted` breaks it (D-FINDINGS). */
-  requirement?: string;
+  requirement?: RequirementId;
   send(): Promise<HttpResponse>;
 }
 
@@ -36,8 +37,13 @@ export function acceptedText(provocation: Provocation): string {
 
 const methodsToTry = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 
-/** The provocations that apply to this target's profile. */
+/** The provocations that apply to this target's profile: routes and methods, bodies, credentials, injected faults. */
 export function provocations(target: Target): Provocation[] {
+  return [...routeProvocations(target), ...bodyProvocations(target), ...credentialProvocations(target), ...faultProvocations(target)];
+}
+
+/** An unknown route, an unknown id and a method the first collection does not allow. */
+function routeProvocations(target: Target): Provocation[] {
   const { profile, client, anonymous } = target;
   const list: Provocation[] = [];
   const unknownRoute = (): Promise<HttpResponse> => anonymous.get(`/hac-no-such-route-${uniqueValue()}`);
@@ -54,6 +60,13 @@ export function provocations(target: Target): Provocation[] {
     const send = (): Promise<HttpResponse> => client.request(disallowed, first.path);
     list.push(fixed({ name: `${disallowed} ${first.path}`, status: 405, requirement: 'METHOD-NOT-ALLOWED-405', send }));
   }
+  return list;
+}
+
+/** Malformed JSON, a body without a JSON media type, and invalid values. */
+function bodyProvocations(target: Target): Provocation[] {
+  const { profile, client } = target;
+  const list: Provocation[] = [];
   const creatable = target.creatable();
   if (creatable) {
     list.push(fixed({
@@ -77,6 +90,13 @@ export function provocations(target: Target): Provocation[] {
     const send = (): Promise<HttpResponse> => client.post(invalid.path, body);
     list.push(fixed({ name: `invalid body to ${invalid.path}`, status: 422, requirement: 'STATUS-422-INVALID-VALUES', send }));
   }
+  return list;
+}
+
+/** The protected endpoint without a token and with an unknown one, and the limited token's request. */
+function credentialProvocations(target: Target): Provocation[] {
+  const { profile, client, anonymous } = target;
+  const list: Provocation[] = [];
   const prot = profile.protected;
   const withoutToken = (): Promise<HttpResponse> => anonymous.request(prot.method, prot.path, jsonOf(prot.body));
   list.push(fixed({ name: `${prot.method} ${prot.path} without a token`, status: 401, requirement: 'AUTH-401-MISSING', send: withoutToken }));
@@ -95,14 +115,19 @@ export function provocations(target: Target): Provocation[] {
       send: () => client.request(limited.request.method, limited.request.path, { ...jsonOf(limited.request.body), token: limited.token }),
     }));
   }
-  const fault = profile.features?.faultInjection;
-  if (fault && first) {
-    for (const status of [500, 503]) {
-      const send = (): Promise<HttpResponse> => client.get(first.path, { headers: { [fault.header]: String(status) } });
-      list.push(fixed({ name: `injected ${status} on GET ${first.path}`, status, send }));
-    }
-  }
   return list;
+}
+
+/** A 500 and a 503 injected on GET of the first collection (features.faultInjection). */
+function faultProvocations(target: Target): Provocation[] {
+  const { profile, client } = target;
+  const fault = profile.features?.faultInjection;
+  const first = profile.collections[0];
+  if (!fault || !first) return [];
+  return [500, 503].map((status) => {
+    const send = (): Promise<HttpResponse> => client.get(first.path, { headers: { [fault.header]: String(status) } });
+    return fixed({ name: `injected ${status} on GET ${first.path}`, status, send });
+  });
 }
 
 function jsonOf(body: unknown): { json?: unknown } {
