@@ -94,6 +94,8 @@ function isUrl(location: string): boolean {
 function localFirstResolver(): object {
   const mirrors = new Map<string, string>(); // `$id` folder URL -> local folder
   const remember = (path: string, text: string): void => {
+    // Most files (the document itself) name no `$id`: not parsed a second time.
+    if (!text.includes('$id')) return;
     let data: unknown;
     try {
       data = parseYaml(text);
@@ -144,7 +146,8 @@ function localFirstResolver(): object {
  */
 export async function loadOpenApi(location: string, cwd: string = process.cwd(), options: { validate?: boolean } = {}): Promise<OpenApiDocument> {
   const source = isUrl(location) ? location : resolve(cwd, location);
-  if (!isUrl(source)) {
+  // Without validation the dereferenced document is checked for Swagger 2.0 instead (`dereferenced`): the file is parsed once.
+  if (!isUrl(source) && options.validate !== false) {
     let text: string;
     try {
       text = readFileSync(source, 'utf8');

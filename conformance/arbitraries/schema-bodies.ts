@@ -242,6 +242,16 @@ export function validBodies(schema: RequestSchema, base: Body): fc.Arbitrary<Bod
   });
 }
 
+/**
+ * A valid body other than `base` when the schema allows one (a fixed sample of `validBodies`): the
+ * faults start from it, so that the members a refused body keeps hold values the profile's own body
+ * does not, and an item created from it is told from the items other checks create (D-SCHEMA-INPUTS).
+ */
+export function variedBody(schema: RequestSchema, base: Body): Body {
+  const same = JSON.stringify(base);
+  return fc.sample(validBodies(schema, base), PROBE).find((body) => JSON.stringify(body) !== same) ?? base;
+}
+
 /** The single-fault arbitraries of one member, each kept only if it can produce a fault of that field alone. */
 function memberFaults(schema: RequestSchema, base: Body, member: Member): fc.Arbitrary<Fault | undefined>[] {
   const field = member.path.join('.');
