@@ -12,7 +12,6 @@ import { baseBody, essentialFaults, invalidFieldsOf, singleFaults, validBodies, 
 import type { Body, Fault } from '../arbitraries/schema-bodies.ts';
 import { allPages, succeeded } from '../support/collection.ts';
 import type { Client } from '../support/client.ts';
-import { curlFor } from '../support/curl.ts';
 import type { HttpResponse } from '../support/http.ts';
 import { describe, errorFields } from '../support/problem.ts';
 import { assertProperty } from '../support/property.ts';
@@ -123,10 +122,9 @@ test(
       for (const refused of sent.filter((s) => !succeeded(s.response))) {
         const item = fresh.find((candidate) => createdBy(candidate, refused, profileBody));
         if (item === undefined) continue;
-        failures.push(
-          `POST ${path}: the ${refused.response.status} to a body with a ${refused.fault.kind} of "${refused.fault.field}" created an item anyway: ` +
-            `${JSON.stringify(item)}\n  reproduce: ${curlFor(refused.response.request)}`,
-        );
+        // The refused exchange, described, is the failure's evidence (D-FINDINGS); `describe` adds its curl line.
+        const what = `a body with a ${refused.fault.kind} of "${refused.fault.field}" was refused but created an item anyway`;
+        failures.push(`${describe(refused.response)}\n  ${what}: ${JSON.stringify(item)}`);
         break;
       }
     }
