@@ -143,7 +143,7 @@ function wrongTypes(schema: SchemaObject): fc.Arbitrary<unknown> | undefined {
 
 const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 
-/** Values beyond the member's declared bounds (length, range, pattern, format, enum, decimals); undefined when it declares none. */
+/** Values beyond the member's declared bounds (length, range, pattern, enum, decimals); undefined when it declares none. */
 function outOfBounds(schema: SchemaObject): fc.Arbitrary<unknown> | undefined {
   const types = typesOf(schema);
   const candidates: fc.Arbitrary<unknown>[] = [];
@@ -158,7 +158,8 @@ function outOfBounds(schema: SchemaObject): fc.Arbitrary<unknown> | undefined {
     const max = num(schema.maxLength);
     if (min !== undefined && min > 0) candidates.push(fc.string({ maxLength: min - 1 }));
     if (max !== undefined) candidates.push(fc.string({ minLength: max + 1, maxLength: max + 8 }));
-    if (typeof schema.pattern === 'string' || typeof schema.format === 'string') {
+    // A `format` alone is no bound: JSON Schema 2020-12 (OpenAPI 3.1) makes it an annotation unless the server opts in.
+    if (typeof schema.pattern === 'string') {
       candidates.push(fc.string({ minLength: Math.max(min ?? 0, 1), maxLength: Math.max(min ?? 0, 1) + 8 }));
     }
   }
