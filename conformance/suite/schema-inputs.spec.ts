@@ -148,7 +148,8 @@ test(
             record(response);
             expect(succeeded(response), `a 2xx: ${describe(response)}`).toBe(true);
           },
-          { runs: propertyRuns(profile), examples: [base] },
+          // A schema that leaves the profile's body nothing to vary gets that one body, once.
+          { runs: JSON.stringify(variedBody(schema, base)) === JSON.stringify(base) ? 1 : propertyRuns(profile), examples: [base] },
         );
       } catch (error) {
         failures.push((error as Error).message);
