@@ -11,7 +11,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { packagePath } from '../../spec/package-files.ts';
 import { baseUrl, optionsOrExit, parseOptions, UsageError } from '../arguments.ts';
 import { probeTargets } from '../../conformance/cli/probe.ts';
-import { parseProfile, ProfileError, todoMarkers } from '../../conformance/target/profile.ts';
+import { isUrl, parseProfile, ProfileError, todoMarkers } from '../../conformance/target/profile.ts';
 import type { ProfileRequest, TargetProfile } from '../../conformance/target/profile.ts';
 import { askMissing, todo } from './answers.ts';
 import type { Answers } from './answers.ts';
@@ -96,8 +96,11 @@ function limitedRequest(draft: Draft, given: string | undefined): ProfileRequest
   return { method: method.toUpperCase(), path, ...(method.toUpperCase() === 'POST' && collection?.create ? { body: collection.create } : {}) };
 }
 
-/** The profile document: the draft, the answers, and a TODO marker for every value still missing. */
-export function assembleProfile(draft: Draft, answers: Answers, targets: string[], schemaRef: string): Record<string, unknown> {
+/**
+ * The profile document: the draft, the answers, and a TODO marker for every value still missing;
+ * `openapi` names the document the draft was read from (D-SCHEMA-INPUTS: the schema-driven checks read it).
+ */
+export function assembleProfile(draft: Draft, answers: Answers, targets: string[], schemaRef: string, openapi?: string): Record<string, unknown> {
   const [valid, other] = answers.tokens;
   const [rateLimit, ...pool] = answers.rateLimitTokens;
   const request = limitedRequest(draft, answers.limitedRequest);
@@ -118,6 +121,7 @@ export function assembleProfile(draft: Draft, answers: Answers, targets: string[
     name: draft.name,
     description: draft.description,
     baseUrls,
+    ...(openapi !== undefined ? { openapi } : {}),
     tokens,
     collections: draft.collections,
     ...(draft.idempotency ? { idempotency: draft.idempotency } : {}),
@@ -171,6 +175,12 @@ async function printSmokeCheck(target: string, reachable: boolean, profile: Reco
   return status;
 }
 
+/** The profile's `openapi` member (D-SCHEMA-INPUTS): a URL as given, a file relative to the profile `out`. */
+export function openApiRef(location: string, cwd: string, out: string): string {
+  if (isUrl(location)) return location;
+  return relative(dirname(out), resolve(cwd, location)).split('\\').join('/') || '.';
+}
+
 /** Runs `init` with `args`; resolves with the exit code. */
 export async function initCommand(args: string[], io: { cwd?: string; interactive?: boolean } = {}): Promise<number> {
   const cwd = io.cwd ?? process.cwd();
@@ -196,7 +206,7 @@ export async function initCommand(args: string[], io: { cwd?: string; interactiv
   const answers = interactive ? await askMissing(options.answers, { input: process.stdin, output: process.stdout }, limitedDefault) : options.answers;
 
   const schemaRef = relative(dirname(options.out), packagePath('spec', 'schemas', 'target-profile.schema.json')).split('\\').join('/');
-  const profile = assembleProfile(draft, answers, options.targets, schemaRef);
+  const profile = assembleProfile(draft, answers, options.targets, schemaRef, openApiRef(options.openapi, cwd, options.out));
   const markers = todoMarkers(profile);
   if (markers.length === 0) {
     try {

@@ -94,6 +94,8 @@ function isUrl(location: string): boolean {
 function localFirstResolver(): object {
   const mirrors = new Map<string, string>(); // `$id` folder URL -> local folder
   const remember = (path: string, text: string): void => {
+    // Most files (the document itself) name no `$id`: not parsed a second time.
+    if (!text.includes('$id')) return;
     let data: unknown;
     try {
       data = parseYaml(text);
@@ -136,10 +138,16 @@ function localFirstResolver(): object {
   };
 }
 
-/** Reads, validates and dereferences the OpenAPI document at `location` (a file path or an http(s) URL). */
-export async function loadOpenApi(location: string, cwd: string = process.cwd()): Promise<OpenApiDocument> {
+/**
+ * Reads, validates and dereferences the OpenAPI document at `location` (a file path or an http(s) URL).
+ * `validate: false` skips the validation against the OpenAPI schema (about 1 s of CPU for
+ * spec/openapi.yaml): the suite reads the document a profile names only for its request schemas
+ * (D-SCHEMA-INPUTS), and `init` has validated it when it wrote the profile.
+ */
+export async function loadOpenApi(location: string, cwd: string = process.cwd(), options: { validate?: boolean } = {}): Promise<OpenApiDocument> {
   const source = isUrl(location) ? location : resolve(cwd, location);
-  if (!isUrl(source)) {
+  // Without validation the dereferenced document is checked for Swagger 2.0 instead (`dereferenced`): the file is parsed once.
+  if (!isUrl(source) && options.validate !== false) {
     let text: string;
     try {
       text = readFileSync(source, 'utf8');
@@ -155,23 +163,44 @@ export async function loadOpenApi(location: string, cwd: string = process.cwd())
     if (isSwagger2(root)) throw new OpenApiError(swagger2Message(location));
   }
   const { dereference, validate, compileErrors } = await import('@readme/openapi-parser');
-  const options = { resolve: { file: localFirstResolver() }, dereference: { circular: 'ignore' } };
+  const parserOptions = { resolve: { file: localFirstResolver() }, dereference: { circular: 'ignore' } };
   const target = isUrl(source) ? source : pathToFileURL(source).href;
+  if (options.validate === false) return dereferenced(target, location, parserOptions, dereference);
   let result;
   try {
-    result = await validate(target, options as never);
+    result = await validate(target, parserOptions as never);
   } catch (error) {
     throw new OpenApiError(`cannot read the OpenAPI document ${location}: ${(error as Error).message}`);
   }
   if (!result.valid && isUrl(source)) {
-    const root = (await dereference(target, options as never).catch(() => undefined)) as unknown;
+    const root = (await dereference(target, parserOptions as never).catch(() => undefined)) as unknown;
     if (isSwagger2(root)) throw new OpenApiError(swagger2Message(location));
   }
   if (!result.valid) throw new OpenApiError(`${location} is not a valid OpenAPI document:\n${compileErrors(result)}`);
-  const doc = (await dereference(target, options as never)) as unknown as OpenApiDocument;
+  const doc = (await dereference(target, parserOptions as never)) as unknown as OpenApiDocument;
   if (isSwagger2(doc)) throw new OpenApiError(swagger2Message(location));
   if (typeof doc.openapi !== 'string' || !/^3\.[01]\./.test(doc.openapi)) {
     throw new OpenApiError(`${location}: init reads OpenAPI 3.0 and 3.1 documents (this one says openapi: ${String(doc.openapi ?? doc)})`);
+  }
+  return doc;
+}
+
+/** The document at `target`, dereferenced without validation; an OpenApiError names `location` when it cannot be read. */
+async function dereferenced(
+  target: string,
+  location: string,
+  parserOptions: object,
+  dereference: (api: string, options: never) => Promise<unknown>,
+): Promise<OpenApiDocument> {
+  let doc: OpenApiDocument;
+  try {
+    doc = (await dereference(target, parserOptions as never)) as OpenApiDocument;
+  } catch (error) {
+    throw new OpenApiError(`cannot read the OpenAPI document ${location}: ${(error as Error).message}`);
+  }
+  if (isSwagger2(doc)) throw new OpenApiError(swagger2Message(location));
+  if (typeof doc.openapi !== 'string' || !/^3\.[01]\./.test(doc.openapi)) {
+    throw new OpenApiError(`${location}: OpenAPI 3.0 and 3.1 documents are read (this one says openapi: ${String(doc.openapi ?? doc)})`);
   }
   return doc;
 }

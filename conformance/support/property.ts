@@ -10,8 +10,10 @@ import type { HttpResponse } from './http.ts';
 import { replayCommand } from './replay.ts';
 import { runEnvironment } from '../run-environment.ts';
 
-export interface PropertyOptions {
+export interface PropertyOptions<T = unknown> {
   runs: number;
+  /** Values checked before the generated ones (fast-check `examples`), e.g. the cases that must never be left to chance. */
+  examples?: T[];
 }
 
 /**
@@ -22,7 +24,7 @@ export async function assertProperty<T>(
   name: string,
   arbitrary: fc.Arbitrary<T>,
   check: (value: T, record: (response: HttpResponse) => void) => Promise<void>,
-  options: PropertyOptions,
+  options: PropertyOptions<T>,
 ): Promise<void> {
   let lastFailing: { value: T; response?: HttpResponse; error: unknown } | undefined;
   const property = fc.asyncProperty(arbitrary, async (value) => {
@@ -39,6 +41,7 @@ export async function assertProperty<T>(
   const { replaySeed: seed, replayPath: path, profileSource } = runEnvironment();
   const details = await fc.check(property, {
     numRuns: options.runs,
+    ...(options.examples && options.examples.length > 0 ? { examples: options.examples.map((example): [T] => [example]) } : {}),
     ...(seed !== undefined ? { seed } : {}),
     ...(path ? { path } : {}),
   });

@@ -6,6 +6,7 @@
  * file and the offending field.
  */
 import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import type { ErrorObject } from 'ajv';
 import { packagePath } from '../../spec/package-files.ts';
 import { getValidator } from '../../spec/schemas.ts';
@@ -42,6 +43,11 @@ export interface TargetProfile {
   name: string;
   description?: string;
   baseUrls: string[];
+  /**
+   * The target's OpenAPI document (D-SCHEMA-INPUTS): an http(s) URL, or a file path, relative to the
+   * profile in the file and absolute once read (`readProfile`).
+   */
+  openapi?: string;
   tokens: {
     valid: string;
     other?: string;
@@ -154,7 +160,23 @@ export function readProfile(path: string): ProfileDocument {
     throw new ProfileError(`profile ${path} is not valid JSON: ${(error as Error).message}`);
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new ProfileError(`profile ${path}: (profile): must be a JSON object`);
-  return data as ProfileDocument;
+  return withOpenApiResolved(data as ProfileDocument, dirname(resolve(path)));
+}
+
+/** Whether `location` is an http(s) URL rather than a file path. */
+export function isUrl(location: string): boolean {
+  return /^https?:\/\//i.test(location);
+}
+
+/**
+ * The profile with its `openapi` file path made absolute against `folder` (the profile's own folder):
+ * the profile the `run` command hands to its suite lies elsewhere (D-SCHEMA-INPUTS). A URL, an absolute
+ * path and a value that is not a string (refused by the schema) are left as they are.
+ */
+export function withOpenApiResolved(profile: ProfileDocument, folder: string): ProfileDocument {
+  const location = profile.openapi;
+  if (typeof location !== 'string' || location === '' || isUrl(location) || isAbsolute(location) || location.startsWith('TODO:')) return profile;
+  return { ...profile, openapi: resolve(folder, location) };
 }
 
 /** Reads, parses and validates a profile file (D-PROFILE); throws ProfileError when unusable. */

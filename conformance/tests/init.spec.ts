@@ -18,7 +18,8 @@ import { invalidBody, validBody } from '../../cli/init/bodies.ts';
 import { draftProfile } from '../../cli/init/draft.ts';
 import { loadOpenApi, OpenApiError } from '../../cli/init/openapi.ts';
 import { getValidator } from '../../spec/schemas.ts';
-import { todoMarkers } from '../target/profile.ts';
+import { readProfile, todoMarkers } from '../target/profile.ts';
+import { openApiRef } from '../../cli/init/command.ts';
 import { CLI, PACKAGE_ROOT, runNode, tempOut } from './support/subprocess.ts';
 
 const SPEC_OPENAPI = join(PACKAGE_ROOT, 'spec', 'openapi.yaml');
@@ -170,7 +171,8 @@ test('init --target asks the server about HEAD and OPTIONS the document omits, a
     // D-METHODS-IMPLICIT: HEAD and OPTIONS are asked of the server, found answered, listed, and the finding written.
     expect(init.stdout).toContain('HEAD and OPTIONS asked of the target');
     expect(init.stdout).toContain('HEAD answered (listed), OPTIONS answered (listed)');
-    const profile = JSON.parse(readFileSync(out, 'utf8')) as { description: string; collections: { methods: string[] }[] };
+    const profile = JSON.parse(readFileSync(out, 'utf8')) as { description: string; openapi?: string; collections: { methods: string[] }[] };
+    expect(profile.openapi, 'the document init read, relative to the profile (D-SCHEMA-INPUTS)').toBe('openapi.yaml');
     expect(profile.collections[0]?.methods).toEqual(['GET', 'HEAD', 'POST', 'PATCH', 'OPTIONS']);
     expect(profile.description).toContain('HEAD and OPTIONS asked of the target');
     expect(init.stdout).toContain(
@@ -181,6 +183,18 @@ test('init --target asks the server about HEAD and OPTIONS the document omits, a
   } finally {
     await widgets.close();
   }
+});
+
+test('the profile names the document init read relative to itself, and reading the profile makes that path absolute', () => {
+  // D-SCHEMA-INPUTS: the run hands its suite a copy of the profile elsewhere, so the path is resolved where the profile lies.
+  expect(openApiRef('api/openapi.yaml', '/home/me/project', '/home/me/project/conformance/my-api.json')).toBe('../api/openapi.yaml');
+  expect(openApiRef('https://api.example.com/openapi.json', '/home/me', '/home/me/p.json')).toBe('https://api.example.com/openapi.json');
+  const dir = tempOut('init-openapi-ref');
+  const file = join(dir, 'p.json');
+  writeFileSync(file, JSON.stringify({ openapi: '../api/openapi.yaml' }));
+  expect(readProfile(file).openapi).toBe(join(dir, '..', 'api', 'openapi.yaml'));
+  writeFileSync(file, JSON.stringify({ openapi: 'https://api.example.com/openapi.json' }));
+  expect(readProfile(file).openapi).toBe('https://api.example.com/openapi.json');
 });
 
 test('only values that start with "TODO:" are markers, named by their JSON pointer', () => {

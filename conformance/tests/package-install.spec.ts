@@ -10,7 +10,7 @@ import type { ChildProcess } from 'node:child_process';
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { test, expect } from '@playwright/test';
 import { parse as parseYaml } from 'yaml';
 import { start as startWidgets } from '../../fixtures/widgets-api/server.ts';
@@ -205,7 +205,10 @@ test("the README's GitHub Actions steps, run as written in the installed project
     unknown
   >;
   mkdirSync(join(app, 'conformance'), { recursive: true });
-  writeFileSync(join(app, profilePath), `${JSON.stringify({ ...reference, $schema: undefined, baseUrls: [`http://127.0.0.1:${port}`] }, null, 2)}\n`);
+  // The profile's `openapi` is relative to the profile (D-SCHEMA-INPUTS): the copy names the installed document from where it lies.
+  const openapi = relative(dirname(join(app, profilePath)), join(app, 'node_modules', 'http-api-conformance', 'spec', 'openapi.yaml'));
+  const profile = { ...reference, $schema: undefined, baseUrls: [`http://127.0.0.1:${port}`], openapi };
+  writeFileSync(join(app, profilePath), `${JSON.stringify(profile, null, 2)}\n`);
   const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   pkg.scripts['start:test'] = `http-api-conformance serve --port ${port}`;
   writeFileSync(join(app, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);

@@ -1,0 +1,160 @@
+/**
+ * The target's own OpenAPI document drives the inputs (D-SCHEMA-INPUTS): for each collection whose
+ * POST has a JSON request schema in the document the profile names (`openapi`), fast-check bodies that
+ * break that schema in exactly one member must each be a 422 naming that member and create nothing,
+ * and bodies the schema accepts must be accepted. A failure prints the seed and a curl line
+ * (support/property.ts). Skipped, with the reason, when the profile names no document or no
+ * collection has such a schema.
+ */
+import { test, expect, propertyRuns } from '../fixtures.ts';
+import { req } from '../support/requirement.ts';
+import { baseBody, essentialFaults, invalidFieldsOf, singleFaults, validBodies, variedBody } from '../arbitraries/schema-bodies.ts';
+import type { Body, Fault } from '../arbitraries/schema-bodies.ts';
+import { allPages, succeeded } from '../support/collection.ts';
+import type { Client } from '../support/client.ts';
+import type { HttpResponse } from '../support/http.ts';
+import { describe, errorFields } from '../support/problem.ts';
+import { assertProperty } from '../support/property.ts';
+import { requestSchemas } from '../support/request-schemas.ts';
+import type { RequestSchema } from '../support/request-schemas.ts';
+import type { Target } from '../support/target.ts';
+import { fillTemplate, uniqueValue } from '../support/template.ts';
+import type { TargetProfile } from '../target/profile.ts';
+
+// In file order in one worker: the document is read once per worker (about 1 s of CPU for spec/openapi.yaml).
+test.describe.configure({ mode: 'default' });
+
+/** The collections with a usable request schema and base body; skips the check when there is none, with every reason. */
+async function schemaInputs(profile: TargetProfile): Promise<{ schema: RequestSchema; base: Body }[]> {
+  const found = await requestSchemas(profile);
+  if ('reason' in found) {
+    test.skip(true, found.reason);
+    return [];
+  }
+  const usable: { schema: RequestSchema; base: Body }[] = [];
+  const reasons = [...found.skipped];
+  for (const schema of found.schemas) {
+    const base = baseBody(schema);
+    const invalid = base === undefined ? ['(body)'] : invalidFieldsOf(schema, base);
+    if (base === undefined || invalid.length > 0) {
+      reasons.push(`${schema.collection.path}: the profile's create body is not valid against the document's schema (${invalid.join(', ')})`);
+      continue;
+    }
+    usable.push({ schema, base });
+  }
+  test.skip(usable.length === 0, `no collection has a valid body to start from: ${reasons.join('; ')}`);
+  return usable;
+}
+
+/**
+ * Whether the 422's `errors[].field` names `field`: the dotted path of D-ERRORS, or the same member as a
+ * JSON Pointer (`/address/city`), which the document's "name of the invalid field" allows too (D-SCHEMA-INPUTS).
+ */
+function namesField(named: string[], field: string): boolean {
+  return named.includes(field) || named.includes(`/${field.split('.').join('/')}`);
+}
+
+/** The ids (or, without one, the whole representation) of the collection's items as `caller` lists them. */
+async function listed(target: Target, caller: Client, path: string): Promise<Set<string>> {
+  const { items } = await allPages(target, caller, path);
+  return new Set(items.map((item) => JSON.stringify(item.id ?? item)));
+}
+
+/** A refused request: the body sent (filled), the member broken and the answer. */
+interface Sent {
+  fault: Fault;
+  body: Body;
+  unique: string;
+  response: HttpResponse;
+}
+
+/**
+ * Whether `item` is what `sent` would have created: every member it kept unbroken that the item shows
+ * holds the value sent, at least one of them is compared, and one of them is distinctive (it carries the
+ * request's own `{{unique}}` value, or differs from the profile's create body), so an item another
+ * check created meanwhile from the profile's body is never taken for it (D-SUITE-TRUST).
+ */
+function createdBy(item: Record<string, unknown>, sent: Sent, create: Body): boolean {
+  const broken = sent.fault.field.split('.')[0];
+  const kept = Object.entries(sent.body).filter(([name]) => name !== broken && name in item);
+  if (kept.length === 0 || !kept.every(([name, value]) => JSON.stringify(item[name]) === JSON.stringify(value))) return false;
+  const usual = fillTemplate(create, sent.unique);
+  return kept.some(([name, value]) => JSON.stringify(value).includes(sent.unique) || JSON.stringify(value) !== JSON.stringify(usual[name]));
+}
+
+test(
+  'a body that breaks its request schema in one member is a 422 naming that member and creates nothing',
+  req('VALIDATION-SCHEMA-SINGLE-FAULT', '@schema-inputs', '@generic'),
+  async ({ target, profile }) => {
+    const failures: string[] = [];
+    for (const { schema, base: profileBody } of await schemaInputs(profile)) {
+      const path = schema.collection.path;
+      const base = variedBody(schema, profileBody);
+      const faults = singleFaults(schema, base);
+      if (faults === undefined) continue;
+      const canList = schema.collection.methods.includes('GET');
+      const before = canList ? await listed(target, target.client, path) : new Set<string>();
+      const sent: Sent[] = [];
+      try {
+        await assertProperty(
+          `POST ${path}: a body with one schema violation is a 422 naming the member`,
+          faults,
+          async (fault, record) => {
+            const unique = uniqueValue();
+            const body = fillTemplate(fault.body, unique);
+            const response = await target.client.post(path, body);
+            record(response);
+            sent.push({ fault, body, unique, response });
+            expect(response.status, `${fault.kind} of "${fault.field}": ${describe(response)}`).toBe(422);
+            const named = errorFields(response.json);
+            const says = `${fault.kind}: the 422 names "${fault.field}" in errors[].field (it names ${JSON.stringify(named)}): ${describe(response)}`;
+            expect(namesField(named, fault.field), says).toBe(true);
+          },
+          { runs: propertyRuns(profile), examples: essentialFaults(schema, base) },
+        );
+      } catch (error) {
+        failures.push((error as Error).message);
+      }
+      if (!canList) continue;
+      // VALIDATION-SCHEMA-SINGLE-FAULT: the refused bodies created nothing (no new item holds what one of them sent).
+      const { items } = await allPages(target, target.client, path);
+      const fresh = items.filter((item) => !before.has(JSON.stringify(item.id ?? item)));
+      for (const refused of sent.filter((s) => !succeeded(s.response))) {
+        const item = fresh.find((candidate) => createdBy(candidate, refused, profileBody));
+        if (item === undefined) continue;
+        // The refused exchange, described, is the failure's evidence (D-FINDINGS); `describe` adds its curl line.
+        const what = `a body with a ${refused.fault.kind} of "${refused.fault.field}" was refused but created an item anyway`;
+        failures.push(`${describe(refused.response)}\n  ${what}: ${JSON.stringify(item)}`);
+        break;
+      }
+    }
+    expect(failures, failures.join('\n\n')).toEqual([]);
+  },
+);
+
+test(
+  'a body valid against its request schema is accepted',
+  req('VALIDATION-SCHEMA-VALID-ACCEPTED', '@schema-inputs', '@generic'),
+  async ({ target, profile }) => {
+    const failures: string[] = [];
+    for (const { schema, base } of await schemaInputs(profile)) {
+      const path = schema.collection.path;
+      try {
+        await assertProperty(
+          `POST ${path}: a body valid against the schema is accepted`,
+          validBodies(schema, base),
+          async (template, record) => {
+            const response = await target.client.post(path, fillTemplate(template));
+            record(response);
+            expect(succeeded(response), `a 2xx: ${describe(response)}`).toBe(true);
+          },
+          // A schema that leaves the profile's body nothing to vary gets that one body, once.
+          { runs: JSON.stringify(variedBody(schema, base)) === JSON.stringify(base) ? 1 : propertyRuns(profile), examples: [base] },
+        );
+      } catch (error) {
+        failures.push((error as Error).message);
+      }
+    }
+    expect(failures, failures.join('\n\n')).toEqual([]);
+  },
+);

@@ -1,0 +1,152 @@
+/**
+ * The request schemas of the target's own OpenAPI document (D-SCHEMA-INPUTS): the document the profile
+ * names (`openapi`), read once per worker and dereferenced with @readme/openapi-parser, and for each
+ * profile collection that allows POST the `application/json` (or `+json`) schema of that operation's
+ * request body, with an Ajv validator that names the invalid fields as the 422 must (D-ERRORS: member
+ * names, dotted paths for nested members, missing and unknown members named).
+ */
+import { createRequire } from 'node:module';
+import type { AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { loadOpenApi, OpenApiError } from '../../cli/init/openapi.ts';
+import type { OpenApiDocument, Operation } from '../../cli/init/openapi.ts';
+import { addSchemaKeywords, toFieldErrors } from '../../spec/schemas.ts';
+import type { ProfileCollection, TargetProfile } from '../target/profile.ts';
+
+/** A JSON Schema object, dereferenced. */
+export type SchemaObject = { [keyword: string]: unknown };
+
+/** One collection's create body schema and its validator. */
+export interface RequestSchema {
+  collection: ProfileCollection;
+  /** The schema of the POST body, dereferenced, without `$id`/`$schema` (each validator compiles it alone). */
+  schema: SchemaObject;
+  /** The fields a 422 must name for `body`, sorted; empty when the body is valid. */
+  invalidFields(body: unknown): string[];
+}
+
+/** The request schemas of the profile's collections, or why there are none; `skipped` says why a collection has none. */
+export type RequestSchemas = { schemas: RequestSchema[]; skipped: string[] } | { reason: string };
+
+const JSON_MEDIA = /^application\/(?:[a-z0-9!#$&^_.+-]+\+)?json$/i;
+
+/** The OpenAPI path template as a shape that ignores parameter names (`/posts/{}/comments`). */
+const shape = (path: string): string => path.replace(/\{[^}]+\}/g, '{}');
+
+/** Keywords whose values are data, not schemas: copied as they are. */
+const DATA_KEYWORDS = new Set(['enum', 'const', 'examples', 'example', 'default']);
+
+function isObject(value: unknown): value is SchemaObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A copy of the dereferenced `schema` without the keywords that name a schema resource (`$id`,
+ * `$schema`, `$anchor`): a shared sub-schema (a currency code used by two members) appears twice after
+ * dereferencing, and two `$id`s alike in one schema are refused by Ajv. Cycles left by the parser
+ * (`circular: 'ignore'`) keep their `$ref` text; a schema reached again on its own path is cut off.
+ */
+function withoutIds(schema: unknown, path: Set<unknown> = new Set()): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => withoutIds(s, path));
+  if (!isObject(schema)) return schema;
+  if (path.has(schema)) return {};
+  path.add(schema);
+  const copy: SchemaObject = {};
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (keyword === '$id' || keyword === '$schema' || keyword === '$anchor' || keyword === '$dynamicAnchor') continue;
+    copy[keyword] = DATA_KEYWORDS.has(keyword) ? value : withoutIds(value, path);
+  }
+  path.delete(schema);
+  return copy;
+}
+
+/** The POST operation of `collection.path` in the document, matched exactly or by shape. */
+function createOperation(doc: OpenApiDocument, collection: ProfileCollection): Operation | undefined {
+  const exact = doc.paths[collection.path];
+  if (exact?.post) return exact.post;
+  const wanted = shape(collection.path);
+  const found = Object.entries(doc.paths).find(([path, item]) => shape(path) === wanted && item.post !== undefined);
+  return found?.[1].post;
+}
+
+/** The JSON request body schema of an operation, or why there is none. */
+function jsonBodySchema(operation: Operation | undefined, collection: ProfileCollection): SchemaObject | string {
+  if (operation === undefined) return `${collection.path}: the document has no POST operation for this path`;
+  const content = operation.requestBody?.content ?? {};
+  const media = Object.entries(content).find(([type]) => JSON_MEDIA.test(type.split(';')[0]?.trim() ?? ''))?.[1];
+  if (media === undefined) return `${collection.path}: the POST operation has no application/json request body`;
+  const schema = media.schema;
+  if (!isObject(schema)) return `${collection.path}: the POST request body has no schema`;
+  const objectLike = schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object')) || isObject(schema.properties);
+  if (!objectLike) return `${collection.path}: the POST request body schema is not an object schema with properties`;
+  return withoutIds(schema) as SchemaObject;
+}
+
+type AjvLike = { compile(schema: AnySchemaObject): ValidateFunction; addKeyword(definition: never): unknown };
+
+/**
+ * An Ajv for the document's dialect: JSON Schema 2020-12 for OpenAPI 3.1, draft-07 (which reads 3.0's
+ * `nullable`) for 3.0. Not strict: OpenAPI adds keywords (`example`, `discriminator`, `x-…`). The
+ * project's own `x-maxDecimalPlaces` is known (spec/schemas.ts), as in every Ajv that reads spec/schemas/.
+ */
+function ajvFor(doc: OpenApiDocument): AjvLike {
+  const require = createRequire(import.meta.url);
+  const formats = (require('ajv-formats') as { default: (ajv: unknown) => unknown }).default;
+  const options = { strict: false, allErrors: true, validateSchema: false };
+  const Ajv = doc.openapi.startsWith('3.1')
+    ? (require('ajv/dist/2020.js') as { default: new (o: object) => AjvLike }).default
+    : (require('ajv') as { default: new (o: object) => AjvLike }).default;
+  const ajv = new Ajv(doc.openapi.startsWith('3.1') ? options : { ...options, nullable: true } as object);
+  formats(ajv);
+  addSchemaKeywords(ajv as never);
+  return ajv;
+}
+
+/** The field names of Ajv's errors, as a 422 names them (spec/schemas.ts `toFieldErrors`), sorted. */
+function fieldsOf(errors: readonly ErrorObject[] | null | undefined): string[] {
+  return [...new Set(toFieldErrors(errors).map((e) => e.field))].sort();
+}
+
+const loaded = new Map<string, Promise<OpenApiDocument | string>>();
+
+/** The dereferenced document at `location`, read once per process; a string says why it cannot be read. */
+function documentAt(location: string): Promise<OpenApiDocument | string> {
+  let doc = loaded.get(location);
+  if (doc === undefined) {
+    doc = loadOpenApi(location, process.cwd(), { validate: false }).catch((error: unknown) => {
+      if (error instanceof OpenApiError) return error.message;
+      throw error;
+    });
+    loaded.set(location, doc);
+  }
+  return doc;
+}
+
+/** The request schemas of every profile collection that allows POST, from the profile's `openapi` document (D-SCHEMA-INPUTS). */
+export async function requestSchemas(profile: TargetProfile): Promise<RequestSchemas> {
+  if (profile.openapi === undefined) return { reason: 'the profile names no OpenAPI document (openapi)' };
+  const doc = await documentAt(profile.openapi);
+  if (typeof doc === 'string') return { reason: doc };
+  const ajv = ajvFor(doc);
+  const schemas: RequestSchema[] = [];
+  const skipped: string[] = [];
+  for (const collection of profile.collections.filter((c) => c.methods.includes('POST'))) {
+    const schema = jsonBodySchema(createOperation(doc, collection), collection);
+    if (typeof schema === 'string') {
+      skipped.push(schema);
+      continue;
+    }
+    let validate: ValidateFunction;
+    try {
+      validate = ajv.compile(schema);
+    } catch (error) {
+      skipped.push(`${collection.path}: the request body schema does not compile: ${(error as Error).message}`);
+      continue;
+    }
+    schemas.push({ collection, schema, invalidFields: (body) => (validate(body) ? [] : fieldsOf(validate.errors)) });
+  }
+  if (schemas.length === 0) {
+    const why = skipped.length > 0 ? `: ${skipped.join('; ')}` : '';
+    return { reason: `no collection of the profile has a JSON request schema for POST in ${profile.openapi}${why}` };
+  }
+  return { schemas, skipped };
+}
