@@ -114,7 +114,7 @@ export async function startLocalCluster(options: { primaries?: number; replicasP
         // DEBUG SLEEP, from loopback only: the failover test stalls a replica with it. That test promotes a
         // replica that is behind on purpose; with the default validity factor (10) a replica whose link has
         // been down longer than node-timeout x 10 + the ping period never starts a failover, and on a loaded
-        // machine (a full npm test, load 10-13) the election came after that age twice: no promotion in 60 s.
+        // machine (a full npm test, load 10-13) the promotion did not come within 20 s once and within 60 s once.
         ...(replicasPerPrimary > 0 ? ['--enable-debug-command', 'local', '--cluster-replica-validity-factor', '0'] : []),
       ],
       { stdio: 'ignore' },

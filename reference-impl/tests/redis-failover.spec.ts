@@ -24,8 +24,11 @@ import type { Stores } from '../stores/types.ts';
 test.describe.configure({ mode: 'default' });
 
 const KEYS_PER_SECOND = 50;
-const LOAD_MS = 3000;
-const KILL_AT_MS = 1500;
+// One second of ordinary load before the replica falls behind (KILL_AT_MS - LAG_MS), so a durable run with
+// a lagging replica acknowledges something: with the cut at the start of the load (a kill at 1.5 s) every
+// write of that run waited for the cut replica and none was acknowledged (150 of 150 refused, 4 runs).
+const LOAD_MS = 4000;
+const KILL_AT_MS = 2500;
 const LAG_MS = 1500;
 const DURABILITY = { replicas: 1, timeoutMs: 100 };
 
@@ -100,6 +103,19 @@ async function role(nodes: LocalCluster, index: number): Promise<string> {
   }
 }
 
+/** Whether primary `index` has a replica that acknowledges a write (WAIT 1): in sync, not only listed. */
+async function acknowledgedByReplica(nodes: LocalCluster, index: number, keyPrefix: string): Promise<boolean> {
+  const admin = nodes.admin(index);
+  try {
+    await admin.set(`${keyPrefix}{res}:sync-probe`, '1');
+    return Number(await admin.call('WAIT', '1', '200')) >= 1;
+  } catch {
+    return false;
+  } finally {
+    admin.disconnect();
+  }
+}
+
 /**
  * Cuts replica `index` off its primary and keeps it off for `ms`: CLIENT KILL TYPE master drops the
  * replication link, and DEBUG SLEEP, in the same pipeline, stalls the replica before it can reconnect
@@ -145,6 +161,7 @@ async function run(nodes: LocalCluster, durable: boolean, lagging: boolean): Pro
     const victim = await nodes.primaryOf(`${keyPrefix}{res}:seq:payments`);
     const [replica] = await nodes.replicasOf(victim);
     if (replica === undefined) throw new Error(`primary ${victim} has no replica`);
+    await until(() => acknowledgedByReplica(nodes, victim, keyPrefix), 60_000, 'the replica acknowledges writes before the load');
     const fiveXx: number[] = [];
     const clients = servers.map((server) =>
       createClient({
@@ -232,6 +249,9 @@ async function run(nodes: LocalCluster, durable: boolean, lagging: boolean): Pro
     rows.push(row);
     // The cluster is whole again before the next run: the restarted node is a replica in sync.
     await until(async () => (await nodes.replicasOf(replica)).includes(victim), 20_000, 'the killed primary is a replica again');
+    // Listed is not in sync: a durable run starting before the full resync ends saw every write's WAIT fail
+    // (150 of 150 gave up at load 11-16), so the next run starts once a write is acknowledged.
+    await until(() => acknowledgedByReplica(nodes, replica, keyPrefix), 60_000, 'the restarted replica acknowledges writes');
     return row;
   } finally {
     stalled?.disconnect();

@@ -11,14 +11,19 @@ import { lua } from './connection.ts';
  *
  * `NEXT_ID_LUA` defines the Lua function `next_id(sequenceKey)`, returning the id as a decimal string;
  * it is pasted into every script that allocates ids (TIME inside a script is replicated as its
- * effects, Redis ≥ 5).
+ * effects, Redis ≥ 5). The clock is read once per script, so the ids one script hands out are
+ * consecutive (a second reading could cross a millisecond and jump by 1000).
  */
 export const IDS_PER_MILLISECOND = 1000;
 
 export const NEXT_ID_LUA = `
+local id_floor
 local function next_id(seq)
-  local clock = redis.call('TIME')
-  local floor = (tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)) * ${IDS_PER_MILLISECOND}
+  if not id_floor then
+    local clock = redis.call('TIME')
+    id_floor = (tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)) * ${IDS_PER_MILLISECOND}
+  end
+  local floor = id_floor
   local id = tonumber(redis.call('GET', seq) or '0') + 1
   if id < floor then id = floor end
   local text = string.format('%d', id)
