@@ -124,15 +124,16 @@ function stackRequests(widgetId: number): Target['requests'] {
 }
 
 const REFERENCE_REQUESTS: Target['requests'] = {
-  'GET item': { expectedStatus: 200, request: { method: 'GET', path: '/users/1', headers: { authorization: `Bearer ${BENCH_TOKEN}` } } },
+  // The header per request (setupRequest) as for the stacks' rotating tokens, so the load generator does the same work for all.
+  'GET item': { expectedStatus: 200, request: { method: 'GET', path: '/users/1', perRequestHeaders: () => ({ authorization: `Bearer ${BENCH_TOKEN}` }) } },
   'POST create (keyed)': {
     expectedStatus: 201,
     request: {
       method: 'POST',
       path: '/payments',
-      headers: { authorization: `Bearer ${BENCH_TOKEN}`, 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json' },
       body: PAYMENT_BODY,
-      perRequestHeaders: () => ({ 'idempotency-key': randomUUID() }),
+      perRequestHeaders: () => ({ authorization: `Bearer ${BENCH_TOKEN}`, 'idempotency-key': randomUUID() }),
     },
   },
   '429': { expectedStatus: 429, request: { method: 'GET', path: '/users/1', headers: { authorization: `Bearer ${LIMITED_TOKEN}` } } },
@@ -140,10 +141,16 @@ const REFERENCE_REQUESTS: Target['requests'] = {
 
 /** Bare Koa answers every route with a constant body (no auth, limiter or store): the floor, whatever its status. */
 const BASELINE_REQUESTS: Target['requests'] = {
-  'GET item': { expectedStatus: 200, request: { method: 'GET', path: '/users/1' } },
+  'GET item': { expectedStatus: 200, request: { method: 'GET', path: '/users/1', perRequestHeaders: () => ({ authorization: `Bearer ${BENCH_TOKEN}` }) } },
   'POST create (keyed)': {
     expectedStatus: 201,
-    request: { method: 'POST', path: '/payments', headers: { 'content-type': 'application/json' }, body: PAYMENT_BODY },
+    request: {
+      method: 'POST',
+      path: '/payments',
+      headers: { 'content-type': 'application/json' },
+      body: PAYMENT_BODY,
+      perRequestHeaders: () => ({ authorization: `Bearer ${BENCH_TOKEN}`, 'idempotency-key': randomUUID() }),
+    },
   },
 };
 
