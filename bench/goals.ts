@@ -1,5 +1,5 @@
 /** The benchmark goals (bench/README.md, Goals), and the PASS/FAIL verdict of each figure against them. */
-import type { ExactnessResult, RefillResult, StackRow, StacksResult, SuiteTimeResult, ThroughputCell } from './types.ts';
+import type { ExactnessResult, RefillResult, StackExactness, StackRow, StacksResult, SuiteTimeResult, ThroughputCell } from './types.ts';
 
 /**
  * Minimum reference/baseline ratio (req/s and CPU) per store and route (bench/README.md, Goals); the
@@ -129,7 +129,18 @@ export function stackVerdicts(result: StacksResult): StackVerdict[] {
       });
     }
   }
-  const referenceTrials = result.exactness.filter((r) => r.target.startsWith('reference'));
+  const referenceTrials = result.exactness.filter((r) => r.target.startsWith('reference') && r.mode === 'fresh');
+  const edgeTrials = result.exactness.filter((r) => r.target.startsWith('reference') && r.mode === 'window-edge');
+  if (edgeTrials.length > 0) {
+    const within = edgeTrials.filter(withinEnvelope).length;
+    verdicts.push({
+      figure: 'redis limiter at a window edge: reference x2, 500 at once',
+      value: within,
+      goal: `${edgeTrials.length} of ${edgeTrials.length} within limit + rate x time`,
+      verdict: within === edgeTrials.length ? 'PASS' : 'FAIL',
+      detail: edgeTrials.map((r) => `${r.admitted}/${r.envelope ?? '?'}`).join(', '),
+    });
+  }
   if (referenceTrials.length > 0) {
     const exact = referenceTrials.filter((r) => r.admitted === r.capacity && r.other === 0).length;
     verdicts.push({
@@ -141,4 +152,10 @@ export function stackVerdicts(result: StacksResult): StackVerdict[] {
     });
   }
   return verdicts;
+}
+
+/** A limiter trial's verdict: fresh, admitted = the limit; at a window edge, admitted <= limit + rate x burst time. */
+export function withinEnvelope(result: StackExactness): boolean {
+  if (result.other !== 0) return false;
+  return result.mode === 'window-edge' ? result.admitted <= (result.envelope ?? result.capacity) : result.admitted === result.capacity;
 }

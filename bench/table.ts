@@ -1,8 +1,8 @@
 /** Plain-text tables of a benchmark run, each figure beside its goal and verdict. */
 import type { Comparison } from './results.ts';
-import { STACK_GOALS, stackRowValid, stackVerdicts } from './goals.ts';
+import { STACK_GOALS, stackRowValid, stackVerdicts, withinEnvelope } from './goals.ts';
 import { cpuVerdict, exactnessVerdict, refillVerdict, suiteVerdict, SUITE_MAX_MS, REFILL_MAX_ERROR, throughputVerdict } from './goals.ts';
-import type { BenchRun, StacksResult } from './types.ts';
+import type { BenchRun, StackExactness, StacksResult } from './types.ts';
 
 /** Lays out rows as aligned columns with a header rule. */
 export function formatTable(header: string[], rows: string[][]): string {
@@ -181,6 +181,13 @@ export function formatComparison(file: string, comparisons: Comparison[]): strin
   ].join('\n');
 }
 
+/** exact / within, or by how many the limiter admitted too many (or too few, fresh). */
+function exactnessLabel(r: StackExactness): string {
+  if (withinEnvelope(r)) return r.mode === 'fresh' ? 'exact' : 'within';
+  const excess = r.admitted - (r.envelope ?? r.capacity);
+  return `${r.mode === 'fresh' ? 'not exact' : 'over'} (${excess >= 0 ? '+' : ''}${excess})`;
+}
+
 /** The stacks phase: every target per route, the exactness trials and the goal verdicts. */
 export function formatStacks(result: StacksResult): string {
   const parts: string[] = [
@@ -206,19 +213,23 @@ export function formatStacks(result: StacksResult): string {
   ];
   if (result.exactness.length > 0) {
     parts.push(
-      'Limiter exactness (500 GETs at once, each on its own connection, over 2 instances sharing Redis, fresh key)',
+      'Limiter exactness (500 GETs at once, each on its own connection, over 2 instances sharing Redis; ' +
+        'fresh: an untouched key, exact = admitted is the limit; window-edge: fired 150 ms before the window a priming GET opened ends, ' +
+        'envelope = limit + limit/5 s x burst time)',
       formatTable(
-        ['target', 'limiter', 'limit', 'admitted', '429', 'other', 'ms', 'load', 'exact'],
+        ['mode', 'target', 'limiter', 'limit', 'admitted', '429', 'other', 'envelope', 'ms', 'load', 'verdict'],
         result.exactness.map((r) => [
+          r.mode,
           r.target,
           r.limiter,
           String(r.capacity),
           String(r.admitted),
           String(r.rejected),
           String(r.other),
+          r.envelope !== undefined ? String(r.envelope) : '-',
           String(r.elapsedMs),
           fixed(r.loadAverage, 2),
-          r.admitted === r.capacity && r.other === 0 ? 'yes' : `no (${r.admitted - r.capacity >= 0 ? '+' : ''}${r.admitted - r.capacity})`,
+          exactnessLabel(r),
         ]),
       ),
     );

@@ -143,6 +143,8 @@ export interface StackRow {
 export interface StackExactness {
   target: string;
   limiter: string;
+  /** `fresh`: an untouched key; `window-edge`: fired just before the window a priming request opened ends. */
+  mode: 'fresh' | 'window-edge';
   instances: number;
   requests: number;
   capacity: number;
@@ -150,6 +152,8 @@ export interface StackExactness {
   rejected: number;
   other: number;
   elapsedMs: number;
+  /** window-edge: the most a limiter of `capacity` per window may admit over the burst's time (capacity + rate × time). */
+  envelope?: number;
   loadAverage: number;
 }
 

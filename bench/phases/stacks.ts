@@ -22,8 +22,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { BENCH_TOKEN, EXACTNESS, EXACT_TOKEN, LIMITED_TOKEN, benchConfig, storeConfig } from '../bench-config.ts';
-import { burst } from '../http-burst.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BENCH_TOKEN, EXACTNESS, EXACT_TOKEN, LIMITED_TOKEN, WINDOW_EDGE, WINDOW_TOKEN, benchConfig, storeConfig } from '../bench-config.ts';
+import { burst, get } from '../http-burst.ts';
 import { runLoad, type LoadRequest, type LoadStats } from '../load.ts';
 import { startBenchServer, type BenchServer, type StackSpec } from '../servers.ts';
 import type { StackExactness, StackRow, StacksResult } from '../types.ts';
@@ -53,6 +54,9 @@ const KOA_EXACT_LIMIT = 10;
 
 const openToken = (i: number): string => `bench-stack-open-${i}`;
 const exactToken = (trial: number): string => `bench-stack-exact-${trial}`;
+const windowToken = (trial: number): string => `bench-stack-window-${trial}`;
+/** The window-edge burst starts this long before the window that the priming request opened ends. */
+const EDGE_LEAD_MS = 150;
 
 export interface StacksOptions {
   redisUrl: string;
@@ -84,7 +88,10 @@ const WIDGET_BODY = JSON.stringify({ name: 'bench widget', color: 'red' });
 function stackCallers(trials: number): Record<string, number> {
   const callers: Record<string, number> = { [LIMITED_STACK_TOKEN]: SMALL_LIMIT };
   for (let i = 0; i < OPEN_TOKENS; i++) callers[openToken(i)] = OPEN_LIMIT;
-  for (let i = 0; i < trials; i++) callers[exactToken(i)] = EXACTNESS.capacity;
+  for (let i = 0; i < trials; i++) {
+    callers[exactToken(i)] = EXACTNESS.capacity;
+    callers[windowToken(i)] = WINDOW_EDGE.capacity;
+  }
   return callers;
 }
 
@@ -288,9 +295,60 @@ interface ExactnessSubject {
   path: string;
   token: (trial: number) => string;
   capacity: number;
+  /** The window-edge trial: its token and limit per window of WINDOW_EDGE.windowMs. */
+  edgeToken: (trial: number) => string;
+  edgeCapacity: number;
 }
 
-/** 500 GETs at once over two instances sharing one Redis key prefix, on a fresh limiter key. */
+/**
+ * One trial on two fresh instances sharing a fresh key prefix. `fresh`: 500 GETs at once on an untouched
+ * limiter key (exact: admitted = the limit). `window-edge`: one priming GET opens the window (the stacks'
+ * fixed windows start at a key's first hit), and the 500 are fired EDGE_LEAD_MS before that window ends; a
+ * limiter holding "limit per window" over any span admits at most limit + rate × burst time (rate =
+ * limit / window, the reference's bucket refill), while a fixed window admits the rest of the old window and
+ * a whole new one.
+ */
+async function exactnessTrial(subject: ExactnessSubject, mode: 'fresh' | 'window-edge', trial: number, options: StacksOptions): Promise<StackExactness> {
+  const prefix = `${options.keyPrefix}${mode}-${trial}-${subject.label.split(' ')[0]}:`;
+  const servers: BenchServer[] = [];
+  try {
+    servers.push(await startBenchServer(subject.spec(prefix)), await startBenchServer(subject.spec(prefix)));
+    const urls = servers.map((s) => s.url);
+    const edge = mode === 'window-edge';
+    const token = edge ? subject.edgeToken(trial) : subject.token(trial);
+    const capacity = edge ? subject.edgeCapacity : subject.capacity;
+    const headers = { authorization: `Bearer ${token}` };
+    if (edge) {
+      const sent = performance.now();
+      const primed = await get(`${urls[0]}${subject.path}`, headers, false);
+      if (primed.status !== 200) throw new Error(`${subject.label}: the priming request answered ${primed.status}`);
+      await sleep(Math.max(0, (sent + primed.at) / 2 + WINDOW_EDGE.windowMs - EDGE_LEAD_MS - performance.now()));
+    }
+    const started = performance.now();
+    const replies = await burst(urls, subject.path, headers, EXACTNESS.requests);
+    const elapsedMs = Math.round(performance.now() - started);
+    const admitted = replies.filter((r) => r.status === 200).length;
+    const rejected = replies.filter((r) => r.status === 429).length;
+    return {
+      target: subject.label,
+      limiter: subject.limiter,
+      mode,
+      instances: servers.length,
+      requests: EXACTNESS.requests,
+      capacity,
+      admitted,
+      rejected,
+      other: replies.length - admitted - rejected,
+      elapsedMs,
+      ...(edge ? { envelope: Math.floor(capacity + (capacity / (WINDOW_EDGE.windowMs / 1000)) * (elapsedMs / 1000)) } : {}),
+      loadAverage: Math.round((loadavg()[0] ?? 0) * 100) / 100,
+    };
+  } finally {
+    await Promise.allSettled(servers.map((s) => s.close()));
+  }
+}
+
+/** Every limiter, fresh and at the window's edge, `exactnessTrials` times. */
 async function exactness(options: StacksOptions): Promise<StackExactness[]> {
   const results: StackExactness[] = [];
   const subjects: ExactnessSubject[] = [
@@ -301,6 +359,8 @@ async function exactness(options: StacksOptions): Promise<StackExactness[]> {
       path: '/users/1',
       token: () => EXACT_TOKEN,
       capacity: EXACTNESS.capacity,
+      edgeToken: () => WINDOW_TOKEN,
+      edgeCapacity: WINDOW_EDGE.capacity,
     },
     ...options.stacks.map((stack) => ({
       label: `${stack} (redis)`,
@@ -309,43 +369,20 @@ async function exactness(options: StacksOptions): Promise<StackExactness[]> {
       path: '/me',
       token: (trial: number) => (stack === 'koa' ? LIMITED_STACK_TOKEN : exactToken(trial)),
       capacity: stack === 'koa' ? KOA_EXACT_LIMIT : EXACTNESS.capacity,
+      edgeToken: (trial: number) => (stack === 'koa' ? LIMITED_STACK_TOKEN : windowToken(trial)),
+      edgeCapacity: stack === 'koa' ? KOA_EXACT_LIMIT : WINDOW_EDGE.capacity,
     })),
   ];
   for (let trial = 0; trial < options.exactnessTrials; trial++) {
-    for (const subject of subjects) {
-      const prefix = `${options.keyPrefix}exact-${trial}-${subject.label.split(' ')[0]}:`;
-      const servers: BenchServer[] = [];
-      try {
-        servers.push(await startBenchServer(subject.spec(prefix)), await startBenchServer(subject.spec(prefix)));
-        const started = performance.now();
-        const replies = await burst(
-          servers.map((s) => s.url),
-          subject.path,
-          { authorization: `Bearer ${subject.token(trial)}` },
-          EXACTNESS.requests,
-        );
-        const elapsedMs = Math.round(performance.now() - started);
-        const admitted = replies.filter((r) => r.status === 200).length;
-        const rejected = replies.filter((r) => r.status === 429).length;
-        const result: StackExactness = {
-          target: subject.label,
-          limiter: subject.limiter,
-          instances: servers.length,
-          requests: EXACTNESS.requests,
-          capacity: subject.capacity,
-          admitted,
-          rejected,
-          other: replies.length - admitted - rejected,
-          elapsedMs,
-          loadAverage: Math.round((loadavg()[0] ?? 0) * 100) / 100,
-        };
+    for (const mode of ['fresh', 'window-edge'] as const) {
+      for (const subject of subjects) {
+        const result = await exactnessTrial(subject, mode, trial, options);
         results.push(result);
         options.log(
-          `  exactness ${subject.label.padEnd(20)} x2  ${result.requests} at once, limit ${result.capacity}: ` +
-            `admitted ${admitted}, 429 ${rejected}, other ${result.other} (${elapsedMs} ms, load ${result.loadAverage})`,
+          `  ${mode.padEnd(11)} ${subject.label.padEnd(20)} x2  ${result.requests} at once, limit ${result.capacity}: admitted ${result.admitted}, ` +
+            `429 ${result.rejected}, other ${result.other}${result.envelope !== undefined ? `, envelope ${result.envelope}` : ''} ` +
+            `(${result.elapsedMs} ms, load ${result.loadAverage})`,
         );
-      } finally {
-        await Promise.allSettled(servers.map((s) => s.close()));
       }
     }
   }
