@@ -192,9 +192,10 @@ function exactnessLabel(r: StackExactness): string {
 export function formatStacks(result: StacksResult): string {
   const parts: string[] = [
     `Reference vs the idiomatic stacks of fixtures/stacks/ (medians of ${result.rounds} alternating rounds of ${result.roundSeconds} s, ` +
-      `${result.connections} connections; CPU: the server process's user + system time per request sent)`,
+      `${result.connections} connections; CPU: the server process's user + system time per request sent; redis CPU: redis-server's, ` +
+      'INFO cpu, other clients of the shared Redis included)',
     formatTable(
-      ['route', 'target', 'req/s', 'rounds req/s', 'CPU µs/req', 'redis cmds/req', 'p50 ms', 'p99 ms', 'expected', 'load'],
+      ['route', 'target', 'req/s', 'rounds req/s', 'CPU µs/req', 'redis cmds/req', 'redis CPU µs/req', 'p50 ms', 'p99 ms', 'expected', 'load'],
       result.rows.map((r) => [
         r.route,
         r.target,
@@ -202,6 +203,7 @@ export function formatStacks(result: StacksResult): string {
         r.roundsRequestsPerSecond.join(' '),
         fixed(r.cpuMicrosPerRequest, 1),
         fixed(r.redisCommandsPerRequest, 2),
+        r.redisCpuMicrosPerRequest !== undefined ? fixed(r.redisCpuMicrosPerRequest, 1) : '-',
         fixed(r.p50Ms),
         fixed(r.p99Ms),
         r.kind === 'baseline'

@@ -127,6 +127,8 @@ export interface StackRow {
   roundsRequestsPerSecond: number[];
   /** Median over the rounds of the server process's CPU time (user + system) per request sent, µs. */
   cpuMicrosPerRequest: number;
+  /** Median over the rounds of redis-server's CPU time per request sent, µs (the shared Redis: other clients' work included). */
+  redisCpuMicrosPerRequest?: number;
   /** Median over the rounds of the Redis commands the server sent per request. */
   redisCommandsPerRequest: number;
   p50Ms: number;

@@ -23,6 +23,7 @@
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import { BENCH_TOKEN, EXACTNESS, EXACT_TOKEN, LIMITED_TOKEN, WINDOW_EDGE, WINDOW_TOKEN, benchConfig, storeConfig } from '../bench-config.ts';
 import { burst, get } from '../http-burst.ts';
 import { runLoad, type LoadRequest, type LoadStats } from '../load.ts';
@@ -168,27 +169,39 @@ function median(values: number[]): number {
   return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
+/** redis-server's CPU time so far (INFO cpu: used_cpu_user + used_cpu_sys, main thread and others), µs. */
+async function redisCpuMicros(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const field = (name: string): number => Number(new RegExp(`^${name}:([0-9.]+)`, 'm').exec(info)?.[1] ?? 0);
+  return (field('used_cpu_user') + field('used_cpu_sys')) * 1e6;
+}
+
 interface RoundFigure {
   load: LoadStats;
   cpuMicrosPerRequest: number;
+  /** redis-server's CPU time (INFO cpu, user + sys) over the round per request sent, µs; other clients of the shared Redis included. */
+  redisCpuMicrosPerRequest: number;
   redisCommandsPerRequest: number;
   load1: number;
 }
 
 /** One measured round of one target: load, the server's CPU time per request sent and its Redis commands per request. */
-async function measureRound(target: Target, route: StackRoute, options: StacksOptions): Promise<RoundFigure | undefined> {
+async function measureRound(target: Target, route: StackRoute, options: StacksOptions, redis: Redis): Promise<RoundFigure | undefined> {
   const spec = target.requests[route];
   const server = target.servers[0];
   if (!spec || !server) return undefined;
   await server.resetRedisCommands();
+  const redisBefore = await redisCpuMicros(redis);
   const before = await server.mark();
   const load = await runLoad({ url: server.url, request: spec.request, durationSeconds: options.roundSeconds, connections: options.connections });
   const after = await server.mark();
+  const redisAfter = await redisCpuMicros(redis);
   const commands = Object.values(await server.redisCommands()).reduce((sum, n) => sum + n, 0);
   const sent = Math.max(1, load.sent);
   return {
     load,
     cpuMicrosPerRequest: (after.cpuMicros - before.cpuMicros) / sent,
+    redisCpuMicrosPerRequest: (redisAfter - redisBefore) / sent,
     redisCommandsPerRequest: commands / sent,
     load1: loadavg()[0] ?? 0,
   };
@@ -211,6 +224,7 @@ function rowOf(target: Target, route: StackRoute, figures: RoundFigure[]): Stack
     requestsPerSecond: Math.round(median(figures.map((f) => f.load.requestsPerSecond))),
     roundsRequestsPerSecond: figures.map((f) => Math.round(f.load.requestsPerSecond)),
     cpuMicrosPerRequest: Math.round(median(figures.map((f) => f.cpuMicrosPerRequest)) * 10) / 10,
+    redisCpuMicrosPerRequest: Math.round(median(figures.map((f) => f.redisCpuMicrosPerRequest)) * 10) / 10,
     redisCommandsPerRequest: Math.round(median(figures.map((f) => f.redisCommandsPerRequest)) * 100) / 100,
     p50Ms: median(figures.map((f) => f.load.p50Ms)),
     p99Ms: median(figures.map((f) => f.load.p99Ms)),
@@ -253,7 +267,7 @@ async function startTargets(options: StacksOptions): Promise<Target[]> {
 }
 
 /** Throughput rows: per route, every target that has the route, warmed up, then alternating rounds. */
-async function throughput(targets: Target[], options: StacksOptions): Promise<StackRow[]> {
+async function throughput(targets: Target[], options: StacksOptions, redis: Redis): Promise<StackRow[]> {
   const rows: StackRow[] = [];
   for (const route of options.routes ?? STACK_ROUTES) {
     const taking = targets.filter((t) => t.requests[route]);
@@ -270,7 +284,7 @@ async function throughput(targets: Target[], options: StacksOptions): Promise<St
         const index = (round + j) % taking.length;
         const target = taking[index];
         if (!target) continue;
-        const figure = await measureRound(target, route, options);
+        const figure = await measureRound(target, route, options, redis);
         if (figure) figures[index]?.push(figure);
       }
     }
@@ -279,7 +293,8 @@ async function throughput(targets: Target[], options: StacksOptions): Promise<St
       rows.push(row);
       options.log(
         `  ${route.padEnd(20)} ${target.label.padEnd(20)} ${String(row.requestsPerSecond).padStart(6)} req/s ` +
-          `(rounds ${row.roundsRequestsPerSecond.join(', ')})  CPU ${row.cpuMicrosPerRequest} µs/req  redis ${row.redisCommandsPerRequest}/req  ` +
+          `(rounds ${row.roundsRequestsPerSecond.join(', ')})  CPU ${row.cpuMicrosPerRequest} µs/req  redis ${row.redisCommandsPerRequest}/req ` +
+          `${row.redisCpuMicrosPerRequest} µs/req  ` +
           `statuses ${JSON.stringify(row.statusCounts)}  load ${row.loadAverage}`,
       );
     }
@@ -393,10 +408,12 @@ async function exactness(options: StacksOptions): Promise<StackExactness[]> {
 export async function stacksPhase(options: StacksOptions): Promise<StacksResult> {
   const notes: string[] = [];
   const targets = await startTargets(options);
+  const redis = new Redis(options.redisUrl, { maxRetriesPerRequest: 2 });
   let rows: StackRow[];
   try {
-    rows = await throughput(targets, options);
+    rows = await throughput(targets, options, redis);
   } finally {
+    redis.disconnect();
     await Promise.allSettled(targets.flatMap((t) => t.servers.map((s) => s.close())));
   }
   const exact = options.exactnessTrials > 0 ? await exactness(options) : [];
