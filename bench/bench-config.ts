@@ -10,9 +10,15 @@ export const BENCH_TOKEN = 'bench-token-open';
 export const LIMITED_TOKEN = 'bench-token-limited';
 export const EXACT_TOKEN = 'bench-token-exact';
 export const REFILL_TOKEN = 'bench-token-refill';
+export const WINDOW_TOKEN = 'bench-token-window';
 
 /** Limiter exactness (RATE-LIMIT-BURST-CAPACITY): capacity C, N concurrent requests, a negligible refill. */
 export const EXACTNESS = { capacity: 100, requests: 500, refillPerSecond: 0.001 } as const;
+/**
+ * The stacks phase's window-edge trial (phases/stacks.ts): 100 per 5 s, as the stacks' fixed windows, is a
+ * bucket of capacity 100 refilled at 20/s.
+ */
+export const WINDOW_EDGE = { capacity: 100, windowMs: 5000, refillPerSecond: 20 } as const;
 /** Refill accuracy (RATE-LIMIT-REFILL-RATE): the configured rate and burst. */
 export const REFILL = { capacity: 5, refillPerSecond: 50 } as const;
 
@@ -49,6 +55,7 @@ export function benchConfig(store: StoreConfig): Record<string, unknown> {
       { token: LIMITED_TOKEN, userId: 2, permissions: ALL, plan: 'bench-limited' },
       { token: EXACT_TOKEN, userId: 3, permissions: ALL, plan: 'bench-exact' },
       { token: REFILL_TOKEN, userId: 4, permissions: ALL, plan: 'bench-refill' },
+      { token: WINDOW_TOKEN, userId: 3, permissions: ALL, plan: 'bench-window' },
     ],
     plans: {
       'bench-open': HUGE,
@@ -56,6 +63,7 @@ export function benchConfig(store: StoreConfig): Record<string, unknown> {
       'bench-limited': { capacity: 1, refillPerSecond: 0.001 },
       'bench-exact': { capacity: EXACTNESS.capacity, refillPerSecond: EXACTNESS.refillPerSecond },
       'bench-refill': { capacity: REFILL.capacity, refillPerSecond: REFILL.refillPerSecond },
+      'bench-window': { capacity: WINDOW_EDGE.capacity, refillPerSecond: WINDOW_EDGE.refillPerSecond },
     },
     anonymousPlan: 'bench-anonymous',
   };

@@ -59,6 +59,10 @@ export function headlineFigures(run: BenchRun): Map<string, number> {
     if (cell.cpuRatio !== undefined) figures.set(`${cell.store} ${cell.route} CPU ratio`, cell.cpuRatio);
     if (cell.cpuMicrosPerRequest !== undefined) figures.set(`${cell.store} ${cell.route} ref CPU µs/req`, cell.cpuMicrosPerRequest.reference);
   }
+  for (const row of run.stacks?.rows ?? []) {
+    figures.set(`stacks ${row.route} ${row.target} CPU µs/req`, row.cpuMicrosPerRequest);
+    figures.set(`stacks ${row.route} ${row.target} req/s`, row.requestsPerSecond);
+  }
   for (const r of run.exactness ?? []) figures.set(`exactness ${r.store} x${r.instances} admitted`, r.admitted);
   for (const r of run.refill ?? []) figures.set(`refill ${r.store} fit error %`, Math.round(r.fitError * 10000) / 100);
   for (const r of run.suite ?? []) figures.set(`suite ${r.name} s`, Math.round(r.wallMs / 100) / 10);

@@ -16,14 +16,15 @@ import { useCompiledEntry } from './servers.ts';
 import { refillPhase } from './phases/refill.ts';
 import { suiteTimePhase } from './phases/suite-time.ts';
 import { throughputPhase, ROUTES } from './phases/throughput.ts';
+import { STACK_NAMES, STACK_ROUTES, stacksPhase, type StackName, type StackRoute } from './phases/stacks.ts';
 import { DEFAULT_REDIS_URL, deleteKeysWithPrefix, redisAnswers, sharedRedisUrl } from '../reference-impl/redis-admin.ts';
 import { compareRuns, loadPrevious, RESULTS_DIR, timestamp, writeRun } from './results.ts';
 import { durabilityPhase, durabilityTable } from './phases/durability.ts';
 import { formatComparison, formatRun } from './table.ts';
-import { exactnessVerdict, refillVerdict, suiteVerdict, throughputVerdict } from './goals.ts';
+import { exactnessVerdict, refillVerdict, stackVerdicts, suiteVerdict, throughputVerdict } from './goals.ts';
 import type { BenchRun, StoreKind } from './types.ts';
 
-const PHASES = ['throughput', 'clients', 'exactness', 'refill', 'profile', 'suite', 'durability'] as const;
+const PHASES = ['throughput', 'stacks', 'clients', 'exactness', 'refill', 'profile', 'suite', 'durability'] as const;
 
 const USAGE = `usage: node --import tsx bench/run.ts [options]
 
@@ -36,6 +37,10 @@ options:
   --redis-url URL    default HAC_REDIS_URL, else ${DEFAULT_REDIS_URL}
   --connections N    autocannon connections (default 16)
   --routes LIST      throughput routes to run, comma-separated names (default: all four)
+  --stacks LIST      stacks of fixtures/stacks/ in the stacks phase (default ${STACK_NAMES.join(',')})
+  --stack-routes L   routes of the stacks phase (default "${STACK_ROUTES.join(',')}")
+  --stack-rounds N   alternating rounds per target and route in the stacks phase, each --duration s long
+                     (default 3; --quick: 2)
   --clients-dir DIR  where the clients phase finds redis and @valkey/valkey-glide (DIR/node_modules;
                      default: this project; a library not installed there is listed as not measured)
   --profile-route R  route to profile (default "GET /users/1"; one of the throughput routes)
@@ -73,6 +78,9 @@ const { values } = (() => {
         'profile-route': { type: 'string' },
         'profile-store': { type: 'string' },
         routes: { type: 'string' },
+        stacks: { type: 'string' },
+        'stack-routes': { type: 'string' },
+        'stack-rounds': { type: 'string' },
         'clients-dir': { type: 'string' },
         'from-sources': { type: 'boolean', default: false },
         'no-write': { type: 'boolean', default: false },
@@ -104,6 +112,12 @@ if (profileStore !== 'memory' && profileStore !== 'redis') fail(`--profile-store
 
 const routes = values.routes?.split(',').map((r) => r.trim());
 for (const route of routes ?? []) if (!ROUTES.some((r) => r.name === route)) fail(`unknown route "${route}"`);
+
+const stackNames = (values.stacks ?? STACK_NAMES.join(',')).split(',').map((s) => s.trim()) as StackName[];
+for (const name of stackNames) if (!(STACK_NAMES as readonly string[]).includes(name)) fail(`unknown stack "${name}"`);
+const stackRoutes = values['stack-routes']?.split(',').map((s) => s.trim()) as StackRoute[] | undefined;
+for (const route of stackRoutes ?? []) if (!(STACK_ROUTES as readonly string[]).includes(route)) fail(`unknown stack route "${route}"`);
+const stackRounds = Math.round(positive(values['stack-rounds'], '--stack-rounds', quick ? 2 : 3));
 
 const log = (line: string): void => console.log(line);
 const notes: string[] = [];
@@ -168,6 +182,25 @@ try {
       ...(routes ? { routes } : {}),
       log,
     });
+  }
+  if (phases.includes('stacks')) {
+    if (stores.includes('redis')) {
+      log('\n[stacks] the reference against the idiomatic stacks of fixtures/stacks/ (Redis)');
+      run.stacks = await stacksPhase({
+        redisUrl,
+        keyPrefix: `${keyPrefix}stacks:`,
+        roundSeconds: durationSeconds,
+        rounds: stackRounds,
+        warmupSeconds: run.options.warmupSeconds,
+        connections,
+        stacks: stackNames,
+        ...(stackRoutes ? { routes: stackRoutes } : {}),
+        exactnessTrials: quick ? 1 : 3,
+        log,
+      });
+    } else {
+      notes.push('the stacks phase needs Redis (--stores with redis): skipped.');
+    }
   }
   if (phases.includes('clients') && stores.includes('redis')) {
     log('\n[clients] Redis client libraries on the hot path');
@@ -247,6 +280,7 @@ const verdicts = [
   ...run.exactness.map(exactnessVerdict),
   ...run.refill.map(refillVerdict),
   ...run.suite.map(suiteVerdict),
+  ...(run.stacks ? stackVerdicts(run.stacks).map((v) => v.verdict) : []),
 ];
 const failed = verdicts.filter((v) => v === 'FAIL').length;
 console.log(`\n${verdicts.length - failed} of ${verdicts.length} figures meet their target${failed > 0 ? `; ${failed} FAIL` : ''}`);

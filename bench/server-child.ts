@@ -8,7 +8,7 @@
  */
 import { Redis } from 'ioredis';
 import { startBaseline } from './baseline-server.ts';
-import type { ServerSpec } from './servers.ts';
+import type { ServerSpec, StackSpec } from './servers.ts';
 import { resolveConfig } from '../reference-impl/config.ts';
 import { startServer } from '../reference-impl/server.ts';
 import { Batcher } from '../reference-impl/stores/redis/batcher.ts';
@@ -20,6 +20,28 @@ import { connectRedis, lua } from '../reference-impl/stores/redis/connection.ts'
  * per request, one script per turn.
  */
 const FLOOR_SCRIPT = lua("local n = 0\nfor i = 1, #KEYS do n = redis.call('INCR', KEYS[i]) end\nreturn n");
+
+/**
+ * Starts one stack of fixtures/stacks/ after adding the bench's callers to its CALLERS (read per request
+ * by every stack's auth and limiter). Imported on demand, so the other servers do not load four frameworks.
+ */
+async function startStack(spec: StackSpec): Promise<{ url: string; close(): Promise<void> }> {
+  const { CALLERS } = await import('../fixtures/stacks/common.ts');
+  for (const [token, limit] of Object.entries(spec.callers)) {
+    CALLERS[token] = { userId: 1, name: 'ann', permissions: ['widgets:read', 'widgets:write'], limit };
+  }
+  const options = { redisUrl: spec.redisUrl, prefix: spec.prefix };
+  switch (spec.stack) {
+    case 'express':
+      return (await import('../fixtures/stacks/express/server.ts')).start(options);
+    case 'fastify':
+      return (await import('../fixtures/stacks/fastify/server.ts')).start(options);
+    case 'hono':
+      return (await import('../fixtures/stacks/hono/server.ts')).start(options);
+    case 'koa':
+      return (await import('../fixtures/stacks/koa/server.ts')).start(options);
+  }
+}
 
 let commands: Record<string, number> = {};
 const original = Redis.prototype.sendCommand;
@@ -44,6 +66,7 @@ async function start(spec: ServerSpec): Promise<{ url: string; close(): Promise<
     });
     return { url: server.url, close: () => server.close().finally(() => connection.close()) };
   }
+  if (spec.kind === 'stack') return startStack(spec);
   const config = resolveConfig(spec.config);
   return startServer({ config, logError: () => undefined });
 }

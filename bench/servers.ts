@@ -14,7 +14,21 @@ import { fileURLToPath } from 'node:url';
 export type ServerSpec =
   | { kind: 'baseline' }
   | { kind: 'floor'; redis: { url: string; cluster?: readonly string[]; keyPrefix: string }; roundTrips: number }
-  | { kind: 'reference'; config: Record<string, unknown> };
+  | { kind: 'reference'; config: Record<string, unknown> }
+  | StackSpec;
+
+/**
+ * An idiomatic stack of fixtures/stacks/ (phases/stacks.ts) on Redis under `prefix`. The child adds the
+ * bench's callers (`callers`: token → limit per 5 s window, all owned by user 1) to the stacks'
+ * CALLERS before it starts the stack, so the bench can raise or set a limit without touching the fixture.
+ */
+export interface StackSpec {
+  kind: 'stack';
+  stack: 'express' | 'fastify' | 'hono' | 'koa';
+  redisUrl: string;
+  prefix: string;
+  callers: Record<string, number>;
+}
 
 export interface BenchServer {
   url: string;

@@ -1,7 +1,8 @@
 /** Plain-text tables of a benchmark run, each figure beside its goal and verdict. */
 import type { Comparison } from './results.ts';
+import { STACK_GOALS, stackRowValid, stackVerdicts, withinEnvelope } from './goals.ts';
 import { cpuVerdict, exactnessVerdict, refillVerdict, suiteVerdict, SUITE_MAX_MS, REFILL_MAX_ERROR, throughputVerdict } from './goals.ts';
-import type { BenchRun } from './types.ts';
+import type { BenchRun, StackExactness, StacksResult } from './types.ts';
 
 /** Lays out rows as aligned columns with a header rule. */
 export function formatTable(header: string[], rows: string[][]): string {
@@ -67,6 +68,7 @@ export function formatRun(run: BenchRun): string {
       ),
     );
   }
+  if (run.stacks) parts.push(formatStacks(run.stacks));
   if (run.clients !== undefined && run.clients.length > 0) {
     parts.push(
       'Redis client libraries (same process, same Redis; CPU of this process per operation)',
@@ -177,4 +179,74 @@ export function formatComparison(file: string, comparisons: Comparison[]): strin
       comparisons.map((c) => [c.figure, String(c.previous), String(c.current), `${c.change >= 0 ? '+' : ''}${(c.change * 100).toFixed(1)} %`]),
     ),
   ].join('\n');
+}
+
+/** exact / within, or by how many the limiter admitted too many (or too few, fresh). */
+function exactnessLabel(r: StackExactness): string {
+  if (withinEnvelope(r)) return r.mode === 'fresh' ? 'exact' : 'within';
+  const excess = r.admitted - (r.envelope ?? r.capacity);
+  return `${r.mode === 'fresh' ? 'not exact' : 'over'} (${excess >= 0 ? '+' : ''}${excess})`;
+}
+
+/** The stacks phase: every target per route, the exactness trials and the goal verdicts. */
+export function formatStacks(result: StacksResult): string {
+  const parts: string[] = [
+    `Reference vs the idiomatic stacks of fixtures/stacks/ (medians of ${result.rounds} alternating rounds of ${result.roundSeconds} s, ` +
+      `${result.connections} connections; CPU: the server process's user + system time per request sent; redis CPU: redis-server's, ` +
+      'INFO cpu, other clients of the shared Redis included)',
+    formatTable(
+      ['route', 'target', 'req/s', 'rounds req/s', 'CPU µs/req', 'redis cmds/req', 'redis CPU µs/req', 'p50 ms', 'p99 ms', 'expected', 'load'],
+      result.rows.map((r) => [
+        r.route,
+        r.target,
+        String(r.requestsPerSecond),
+        r.roundsRequestsPerSecond.join(' '),
+        fixed(r.cpuMicrosPerRequest, 1),
+        fixed(r.redisCommandsPerRequest, 2),
+        r.redisCpuMicrosPerRequest !== undefined ? fixed(r.redisCpuMicrosPerRequest, 1) : '-',
+        fixed(r.p50Ms),
+        fixed(r.p99Ms),
+        r.kind === 'baseline'
+          ? `constant ${r.expectedStatus} (no auth/limiter/store)`
+          : `${percent(r.expectedShare)} ${r.expectedStatus}${stackRowValid(r) ? '' : ` NOT MEASURED AS ASKED ${JSON.stringify(r.statusCounts)}`}`,
+        fixed(r.loadAverage, 2),
+      ]),
+    ),
+  ];
+  if (result.exactness.length > 0) {
+    parts.push(
+      'Limiter exactness (500 GETs at once, each on its own connection, over 2 instances sharing Redis; ' +
+        'fresh: an untouched key, exact = admitted is the limit; window-edge: fired 150 ms before the window a priming GET opened ends, ' +
+        'envelope = limit + limit/5 s x burst time)',
+      formatTable(
+        ['mode', 'target', 'limiter', 'limit', 'admitted', '429', 'other', 'envelope', 'ms', 'load', 'verdict'],
+        result.exactness.map((r) => [
+          r.mode,
+          r.target,
+          r.limiter,
+          String(r.capacity),
+          String(r.admitted),
+          String(r.rejected),
+          String(r.other),
+          r.envelope !== undefined ? String(r.envelope) : '-',
+          String(r.elapsedMs),
+          fixed(r.loadAverage, 2),
+          exactnessLabel(r),
+        ]),
+      ),
+    );
+  }
+  const verdicts = stackVerdicts(result);
+  if (verdicts.length > 0) {
+    parts.push(
+      `Goals against the stacks (reference >= ${STACK_GOALS.overFastestStack}x the fastest stack per route on Redis; ` +
+        `memory GET >= ${STACK_GOALS.memoryGetOverBareKoa}x bare Koa)`,
+      formatTable(
+        ['figure', 'value', 'goal', 'verdict', 'detail'],
+        verdicts.map((v) => [v.figure, fixed(v.value, 2), v.goal, v.verdict, v.detail]),
+      ),
+    );
+  }
+  for (const note of result.notes) parts.push(`note: ${note}`);
+  return parts.join('\n\n');
 }

@@ -114,6 +114,60 @@ export interface DurabilityCell {
   failed: number;
 }
 
+/** One target on one route of the stacks phase (phases/stacks.ts): medians over alternating rounds. */
+export interface StackRow {
+  target: string;
+  /** `baseline` (bare Koa), `reference-redis`, `reference-memory`, or a stack of fixtures/stacks/. */
+  kind: string;
+  route: string;
+  expectedStatus: number;
+  rounds: number;
+  /** Median over the rounds, and each round's figure. */
+  requestsPerSecond: number;
+  roundsRequestsPerSecond: number[];
+  /** Median over the rounds of the server process's CPU time (user + system) per request sent, µs. */
+  cpuMicrosPerRequest: number;
+  /** Median over the rounds of redis-server's CPU time per request sent, µs (the shared Redis: other clients' work included). */
+  redisCpuMicrosPerRequest?: number;
+  /** Median over the rounds of the Redis commands the server sent per request. */
+  redisCommandsPerRequest: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  /** Share of the responses with the expected status. */
+  expectedShare: number;
+  statusCounts: Record<string, number>;
+  /** Median of the 1-minute load average at the end of each round. */
+  loadAverage: number;
+}
+
+/** One limiter's exactness trial: 500 requests at once over two instances sharing Redis. */
+export interface StackExactness {
+  target: string;
+  limiter: string;
+  /** `fresh`: an untouched key; `window-edge`: fired just before the window a priming request opened ends. */
+  mode: 'fresh' | 'window-edge';
+  instances: number;
+  requests: number;
+  capacity: number;
+  admitted: number;
+  rejected: number;
+  other: number;
+  elapsedMs: number;
+  /** window-edge: the most a limiter of `capacity` per window may admit over the burst's time (capacity + rate × time). */
+  envelope?: number;
+  loadAverage: number;
+}
+
+export interface StacksResult {
+  roundSeconds: number;
+  rounds: number;
+  connections: number;
+  rows: StackRow[];
+  exactness: StackExactness[];
+  notes: string[];
+}
+
 export interface BenchRun {
   startedAt: string;
   host: { node: string; cpus: number; platform: string };
@@ -127,5 +181,7 @@ export interface BenchRun {
   clients?: ClientResult[];
   /** Latency per write with store.durability off and on (bench/phases/durability.ts). */
   durability?: DurabilityCell[];
+  /** The reference against the idiomatic stacks of fixtures/stacks/ (bench/phases/stacks.ts). */
+  stacks?: StacksResult;
   notes: string[];
 }
