@@ -11,6 +11,7 @@ import { req } from '../support/requirement.ts';
 import { baseBody, essentialFaults, invalidFieldsOf, singleFaults, validBodies, variedBody } from '../arbitraries/schema-bodies.ts';
 import type { Body, Fault } from '../arbitraries/schema-bodies.ts';
 import { allPages, succeeded } from '../support/collection.ts';
+import { noteBreaks } from '../support/exchange-log.ts';
 import type { Client } from '../support/client.ts';
 import type { HttpResponse } from '../support/http.ts';
 import { describe, errorFields } from '../support/problem.ts';
@@ -107,6 +108,9 @@ test(
             sent.push({ fault, body, unique, response });
             expect(response.status, `${fault.kind} of "${fault.field}": ${describe(response)}`).toBe(422);
             const named = errorFields(response.json);
+            // One defect, one finding (D-FINDINGS): a 422 without an errors array is VALIDATION-422-ERRORS-ARRAY's.
+            if (!Array.isArray((response.json as { errors?: unknown } | undefined)?.errors))
+              noteBreaks(response, 'VALIDATION-422-ERRORS-ARRAY', 'a 422 problem with an errors array');
             const says = `${fault.kind}: the 422 names "${fault.field}" in errors[].field (it names ${JSON.stringify(named)}): ${describe(response)}`;
             expect(namesField(named, fault.field), says).toBe(true);
           },
