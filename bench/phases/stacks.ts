@@ -147,19 +147,13 @@ const REFERENCE_REQUESTS: Target['requests'] = {
   '429': { expectedStatus: 429, request: { method: 'GET', path: '/users/1', headers: { authorization: `Bearer ${LIMITED_TOKEN}` } } },
 };
 
-/** Bare Koa answers every route with a constant body (no auth, limiter or store): the floor, whatever its status. */
+/**
+ * Bare Koa answers every route with a constant body (no auth, limiter or store): the floor, whatever its
+ * status. It is sent the reference's GET and POST, so the load generator does the same work.
+ */
 const BASELINE_REQUESTS: Target['requests'] = {
-  'GET item': { expectedStatus: 200, request: { method: 'GET', path: '/users/1', perRequestHeaders: () => ({ authorization: `Bearer ${BENCH_TOKEN}` }) } },
-  'POST create (keyed)': {
-    expectedStatus: 201,
-    request: {
-      method: 'POST',
-      path: '/payments',
-      headers: { 'content-type': 'application/json' },
-      body: PAYMENT_BODY,
-      perRequestHeaders: () => ({ authorization: `Bearer ${BENCH_TOKEN}`, 'idempotency-key': randomUUID() }),
-    },
-  },
+  'GET item': REFERENCE_REQUESTS['GET item'],
+  'POST create (keyed)': REFERENCE_REQUESTS['POST create (keyed)'],
 };
 
 function median(values: number[]): number {
