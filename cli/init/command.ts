@@ -18,7 +18,7 @@ import type { Answers } from './answers.ts';
 import { draftProfile, noCollectionReason } from './draft.ts';
 import { probeImplicitMethods } from './methods-probe.ts';
 import type { Draft } from './draft.ts';
-import { loadOpenApi, OpenApiError } from './openapi.ts';
+import { loadOpenApi, OpenApiError } from '../../conformance/openapi/document.ts';
 import { existingIds, smokeCheck } from './smoke.ts';
 
 export const INIT_USAGE = `usage: http-api-conformance init --openapi FILE|URL [options]

@@ -6,9 +6,9 @@
  * else (tokens, fault injection) is the caller's to supply.
  */
 import type { ProfileCollection, ProfileRequest } from '../../conformance/target/profile.ts';
-import { invalidBody, otherBody, propertiesOf, validBody } from './bodies.ts';
-import { HTTP_METHODS } from './openapi.ts';
-import type { MediaType, OpenApiDocument, Operation, PathItem, SecurityRequirement } from './openapi.ts';
+import { invalidBody, otherBody, propertiesOf, validBody } from '../../conformance/openapi/bodies.ts';
+import { HTTP_METHODS } from '../../conformance/openapi/document.ts';
+import type { MediaType, OpenApiDocument, Operation, PathItem, SecurityRequirement } from '../../conformance/openapi/document.ts';
 
 /** The paths of the conventions document's example API (D-PATHS), parameters written `{}`. */
 const EXAMPLE_API_PATHS = ['/users', '/users/{}', '/users/{}/orders', '/account', '/orders/{}/cancel', '/orders/{}/payment', '/payments', '/transfers/{}'];

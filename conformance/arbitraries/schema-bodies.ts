@@ -8,7 +8,7 @@
  * keep the profile's `{{unique}}` markers; the check fills them per request.
  */
 import fc from 'fast-check';
-import { propertiesOf, validBody } from '../../cli/init/bodies.ts';
+import { propertiesOf, validBody } from '../openapi/bodies.ts';
 import type { RequestSchema, SchemaObject } from '../support/request-schemas.ts';
 import { fillTemplate } from '../support/template.ts';
 

@@ -7,8 +7,8 @@
  */
 import { createRequire } from 'node:module';
 import type { AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import { loadOpenApi, OpenApiError } from '../../cli/init/openapi.ts';
-import type { OpenApiDocument, Operation } from '../../cli/init/openapi.ts';
+import { loadOpenApi, OpenApiError } from '../openapi/document.ts';
+import type { OpenApiDocument, Operation } from '../openapi/document.ts';
 import { addSchemaKeywords, toFieldErrors } from '../../spec/schemas.ts';
 import type { ProfileCollection, TargetProfile } from '../target/profile.ts';
 

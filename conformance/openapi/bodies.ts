@@ -1,11 +1,11 @@
 /**
- * Request bodies of a generated profile, from an OpenAPI media type: a valid body (the document's
+ * Request bodies from an OpenAPI media type, for `init`'s profile and the schema-driven checks: a valid body (the document's
  * own example, else a sample of the schema by openapi-sampler), `{{unique}}` in the fields that must
  * differ per request, and an invalid body with the fields a 422 must name (D-ERRORS: every invalid
  * field is reported in one response), derived from the schema's constraints.
  */
 import { sample } from 'openapi-sampler';
-import type { JsonSchema, MediaType } from './openapi.ts';
+import type { JsonSchema, MediaType } from './document.ts';
 
 type SchemaObject = { [keyword: string]: unknown };
 

@@ -1,6 +1,7 @@
 /**
- * Reading the user's OpenAPI 3.0/3.1 document for `init`: from a file or an http(s) URL, validated
- * and dereferenced with @readme/openapi-parser. A schema whose `$id` names where it is published
+ * Reading the user's OpenAPI 3.0/3.1 document, for `init` and for the schema-driven checks
+ * (D-SCHEMA-INPUTS): from a file or an http(s) URL, validated (or not: `validate: false`) and
+ * dereferenced with @readme/openapi-parser. A schema whose `$id` names where it is published
  * (`https://example.com/schemas/order.schema.json`) but that is shipped beside the document is read
  * from the local copy: a `$ref` resolved against that `$id` finds its sibling file without a network fetch.
  */
