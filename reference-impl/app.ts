@@ -10,6 +10,7 @@
  */
 import { Router } from '@koa/router';
 import Koa from 'koa';
+import { METHODS } from 'node:http';
 import type { Middleware, Next } from 'koa';
 import { compileSchemas } from '../spec/schemas.ts';
 import type { Config } from './config.ts';
@@ -119,7 +120,11 @@ export function createApp({ config, stores, tokens, logError, wrapApp }: AppOpti
       router.register(path, [method], chain as Middleware<AppState>[], { pathAsRegExp: true });
     }
     router.options(path, matched as Middleware<AppState>, answerOptions());
-    router.all(path, matched as Middleware<AppState>, methodNotAllowed());
+    // D-METHODS: 405 on the methods this path's layers do not answer (HEAD comes with GET), not `router.all`:
+    // a GET then matches its own layer only, not also a 405 layer chained behind its handler on every request.
+    const own = new Set(router.stack.filter((layer) => layer.regexp === path).flatMap((layer) => layer.methods));
+    const others = METHODS.filter((method) => !own.has(method));
+    router.register(path, others, [matched as Middleware<AppState>, methodNotAllowed()], { pathAsRegExp: true });
   }
 
   for (const middleware of at('outermost')) app.use(middleware as Middleware<AppState>);

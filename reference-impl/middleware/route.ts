@@ -24,8 +24,12 @@ export function headCheck() {
 /** Puts the route-table match of `route` into `ctx.state.route` (the path parameters from the router's captures). */
 export function routeMatched(route: RouteSpec) {
   return function routeMatchedMiddleware(ctx: AppContext, next: Next): Promise<void> {
-    const captures = (ctx as unknown as RouterContext).captures ?? [];
-    ctx.state.route = describeMatch(route, captures, ctx.method);
+    // The rate limiter has matched a GET already from the same table (D-PATHS; to read its item along with the
+    // token, D-RATE-LIMIT): kept, not described again.
+    if (ctx.state.route?.route !== route) {
+      const captures = (ctx as unknown as RouterContext).captures ?? [];
+      ctx.state.route = describeMatch(route, captures, ctx.method);
+    }
     return next();
   };
 }
