@@ -121,14 +121,15 @@ export async function startLocalCluster(options: { primaries?: number; replicasP
     );
   }
 
-  async function untilClusterOk(): Promise<void> {
+  /** Waits until `holds` is true of every node (false when it throws), polling every 100 ms for 20 s. */
+  async function untilEveryNode(what: string, holds: (client: Redis) => Promise<boolean>): Promise<void> {
     const deadline = performance.now() + 20_000;
     while (performance.now() < deadline) {
       const states = await Promise.all(
         ports.map(async (_, index) => {
           const client = admin(index);
           try {
-            return String(await client.call('CLUSTER', 'INFO')).includes('cluster_state:ok');
+            return await holds(client);
           } catch {
             return false;
           } finally {
@@ -139,31 +140,18 @@ export async function startLocalCluster(options: { primaries?: number; replicasP
       if (states.every(Boolean)) return;
       await sleep(100);
     }
-    throw new Error('the local cluster did not reach cluster_state:ok within 20 s');
+    throw new Error(`the local cluster: ${what} not within 20 s`);
   }
 
+  const untilClusterOk = (): Promise<void> =>
+    untilEveryNode('cluster_state:ok', async (client) => String(await client.call('CLUSTER', 'INFO')).includes('cluster_state:ok'));
+
   /** Waits until every replica has finished its first sync (a replica that never synced cannot take over). */
-  async function untilReplicasInSync(): Promise<void> {
-    const deadline = performance.now() + 20_000;
-    while (performance.now() < deadline) {
-      const synced = await Promise.all(
-        ports.map(async (_, index) => {
-          const client = admin(index);
-          try {
-            const info = await client.info('replication');
-            return info.includes('role:master') || info.includes('master_link_status:up');
-          } catch {
-            return false;
-          } finally {
-            client.disconnect();
-          }
-        }),
-      );
-      if (synced.every(Boolean)) return;
-      await sleep(100);
-    }
-    throw new Error('the replicas of the local cluster did not sync within 20 s');
-  }
+  const untilReplicasInSync = (): Promise<void> =>
+    untilEveryNode('every replica in sync', async (client) => {
+      const info = await client.info('replication');
+      return info.includes('role:master') || info.includes('master_link_status:up');
+    });
 
   async function killChild(index: number): Promise<void> {
     const child = children[index];
