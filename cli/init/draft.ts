@@ -7,7 +7,7 @@
  */
 import type { ProfileCollection, ProfileRequest } from '../../conformance/target/profile.ts';
 import { invalidBody, otherBody, propertiesOf, validBody } from '../../conformance/openapi/bodies.ts';
-import { HTTP_METHODS } from '../../conformance/openapi/document.ts';
+import { HTTP_METHODS, jsonRequestMedia } from '../../conformance/openapi/document.ts';
 import type { MediaType, OpenApiDocument, Operation, PathItem, SecurityRequirement } from '../../conformance/openapi/document.ts';
 
 /** The paths of the conventions document's example API (D-PATHS), parameters written `{}`. */
@@ -152,13 +152,6 @@ function needsPermission(op: Operation | undefined, doc: OpenApiDocument): boole
   return !isAnonymous(op, doc) && security.some((s) => Object.values(s).some((scopes) => scopes.length > 0));
 }
 
-function jsonMedia(op: Operation | undefined): MediaType | undefined {
-  const content = op?.requestBody?.content;
-  if (!content) return undefined;
-  const key = Object.keys(content).find((k) => /^application\/([\w.+-]+\+)?json\b/i.test(k));
-  return key ? content[key] : undefined;
-}
-
 function acceptsIdempotencyKey(op: Operation | undefined, item: PathItem): boolean {
   return [...(item.parameters ?? []), ...(op?.parameters ?? [])].some((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
 }
@@ -211,7 +204,7 @@ function draftCollections(
       itemMethods: withImplicitMethods(methodsOf(itemItem), true, true),
       auth: { read: !isAnonymous(item.get, doc), write: !isAnonymous(item.post, doc) },
     };
-    const createMedia = jsonMedia(item.post);
+    const createMedia = jsonRequestMedia(item.post);
     if (item.post && createMedia) {
       const body = validBody(createMedia);
       if (body) {
@@ -222,7 +215,7 @@ function draftCollections(
         else notes.push(`POST ${path}: the schema states no constraint to break, no invalid body`);
       } else notes.push(`POST ${path}: no example and no object schema for the body, no create body`);
     }
-    const replaceMedia = jsonMedia(itemItem.put);
+    const replaceMedia = jsonRequestMedia(itemItem.put);
     if (itemItem.put && replaceMedia) {
       const body = validBody(replaceMedia);
       if (body) collection.replace = body;

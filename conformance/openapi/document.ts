@@ -72,6 +72,13 @@ export interface Operation {
 
 export type PathItem = Partial<Record<(typeof HTTP_METHODS)[number], Operation>> & { parameters?: Parameter[] };
 
+/** The request body media type of `op` that is JSON (application/json or any `+json` type, parameters allowed; D-BODY). */
+export function jsonRequestMedia(op: Operation | undefined): MediaType | undefined {
+  const content = op?.requestBody?.content ?? {};
+  const key = Object.keys(content).find((type) => /^application\/(?:[\w.+-]+\+)?json$/i.test(type.split(';')[0]?.trim() ?? ''));
+  return key === undefined ? undefined : content[key];
+}
+
 /** A JSON Schema (2020-12 or the OpenAPI 3.0 dialect), dereferenced: no `$ref` left but circular ones. */
 export type JsonSchema = { [keyword: string]: unknown } | boolean;
 

@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import type { AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import { loadOpenApi, OpenApiError } from '../openapi/document.ts';
+import { jsonRequestMedia, loadOpenApi, OpenApiError } from '../openapi/document.ts';
 import type { OpenApiDocument, Operation } from '../openapi/document.ts';
 import { addSchemaKeywords, toFieldErrors } from '../../spec/schemas.ts';
 import type { ProfileCollection, TargetProfile } from '../target/profile.ts';
@@ -26,8 +26,6 @@ export interface RequestSchema {
 
 /** The request schemas of the profile's collections, or why there are none; `skipped` says why a collection has none. */
 export type RequestSchemas = { schemas: RequestSchema[]; skipped: string[] } | { reason: string };
-
-const JSON_MEDIA = /^application\/(?:[a-z0-9!#$&^_.+-]+\+)?json$/i;
 
 /** The OpenAPI path template as a shape that ignores parameter names (`/posts/{}/comments`). */
 const shape = (path: string): string => path.replace(/\{[^}]+\}/g, '{}');
@@ -71,8 +69,7 @@ function createOperation(doc: OpenApiDocument, collection: ProfileCollection): O
 /** The JSON request body schema of an operation, or why there is none. */
 function jsonBodySchema(operation: Operation | undefined, collection: ProfileCollection): SchemaObject | string {
   if (operation === undefined) return `${collection.path}: the document has no POST operation for this path`;
-  const content = operation.requestBody?.content ?? {};
-  const media = Object.entries(content).find(([type]) => JSON_MEDIA.test(type.split(';')[0]?.trim() ?? ''))?.[1];
+  const media = jsonRequestMedia(operation);
   if (media === undefined) return `${collection.path}: the POST operation has no application/json request body`;
   const schema = media.schema;
   if (!isObject(schema)) return `${collection.path}: the POST request body has no schema`;
