@@ -90,7 +90,8 @@ export function combineRounds(rounds: LoadStats[]): LoadStats {
   };
 }
 
-function median(values: number[]): number {
+/** The median of `values` (0 for none). */
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   if (sorted.length === 0) return 0;
   const mid = Math.floor(sorted.length / 2);

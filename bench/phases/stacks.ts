@@ -26,7 +26,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { BENCH_TOKEN, EXACTNESS, EXACT_TOKEN, LIMITED_TOKEN, WINDOW_EDGE, WINDOW_TOKEN, benchConfig, storeConfig } from '../bench-config.ts';
 import { burst, get } from '../http-burst.ts';
-import { runLoad, type LoadRequest, type LoadStats } from '../load.ts';
+import { median, runLoad, type LoadRequest, type LoadStats } from '../load.ts';
 import { startBenchServer, type BenchServer, type StackSpec } from '../servers.ts';
 import type { StackExactness, StackRow, StacksResult } from '../types.ts';
 
@@ -155,13 +155,6 @@ const BASELINE_REQUESTS: Target['requests'] = {
   'GET item': REFERENCE_REQUESTS['GET item'],
   'POST create (keyed)': REFERENCE_REQUESTS['POST create (keyed)'],
 };
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return 0;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
 
 /** redis-server's CPU time so far (INFO cpu: used_cpu_user + used_cpu_sys, main thread and others), µs. */
 async function redisCpuMicros(redis: Redis): Promise<number> {
