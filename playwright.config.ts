@@ -2,8 +2,9 @@ import { defineConfig } from '@playwright/test';
 
 /**
  * One runner for everything. The project's own tests live beside the part they test
- * (`<part>/tests`); the `conformance` project runs the conformance suite against the
- * embedded reference server (README.md, "Certify your server", runs it against any target).
+ * (`<part>/tests`, the command's in `cli/tests`); the `conformance` project runs the conformance
+ * suite against the embedded reference server (README.md, "Certify your server", runs it against
+ * any target).
  */
 export default defineConfig({
   timeout: 60_000,
@@ -20,6 +21,7 @@ export default defineConfig({
     { name: 'reference-impl', testDir: 'reference-impl/tests' },
     { name: 'client', testDir: 'client/tests' },
     { name: 'conformance-tools', testDir: 'conformance/tests' },
+    { name: 'cli', testDir: 'cli/tests' },
     { name: 'spec', testDir: 'spec/tests' },
     { name: 'conformance', testDir: 'conformance/suite' },
   ],

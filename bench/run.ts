@@ -7,7 +7,7 @@
 import { cpus, loadavg, platform } from 'node:os';
 import { parseArgs } from 'node:util';
 import { benchKeyPrefix } from './bench-config.ts';
-import { type LocalCluster, clusterToolsInstalled, startLocalCluster } from '../reference-impl/local-cluster.ts';
+import { type LocalCluster, clusterToolsInstalled, startLocalCluster } from '../reference-impl/tools/local-cluster.ts';
 import { clientsPhase } from './phases/clients.ts';
 import { exactnessPhase } from './phases/limiter-exactness.ts';
 import { profilePhase } from './phases/profile.ts';
@@ -17,7 +17,7 @@ import { refillPhase } from './phases/refill.ts';
 import { suiteTimePhase } from './phases/suite-time.ts';
 import { throughputPhase, ROUTES } from './phases/throughput.ts';
 import { STACK_NAMES, STACK_ROUTES, stacksPhase, type StackName, type StackRoute } from './phases/stacks.ts';
-import { DEFAULT_REDIS_URL, deleteKeysWithPrefix, redisAnswers, sharedRedisUrl } from '../reference-impl/redis-admin.ts';
+import { DEFAULT_REDIS_URL, deleteKeysWithPrefix, redisAnswers, sharedRedisUrl } from '../reference-impl/tools/redis-admin.ts';
 import { compareRuns, loadPrevious, RESULTS_DIR, timestamp, writeRun } from './results.ts';
 import { durabilityPhase, durabilityTable } from './phases/durability.ts';
 import { formatComparison, formatRun } from './table.ts';

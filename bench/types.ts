@@ -1,7 +1,7 @@
 /** The shapes of one benchmark run, as written to bench/results/<timestamp>.json. */
 import type { LoadStats } from './load.ts';
 
-/** `cluster`: a local 3-primary Redis Cluster started by the bench (reference-impl/local-cluster.ts). */
+/** `cluster`: a local 3-primary Redis Cluster started by the bench (reference-impl/tools/local-cluster.ts). */
 export type StoreKind = 'memory' | 'redis' | 'cluster';
 
 export interface ThroughputCell {

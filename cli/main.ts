@@ -16,9 +16,9 @@ Run "http-api-conformance <command> --help" for the options of a command.`;
 type Command = (args: string[]) => Promise<number>;
 
 const commands: Record<string, () => Promise<Command>> = {
-  run: async () => (await import('../conformance/cli/run-command.ts')).runCommand,
-  serve: async () => (await import('../reference-impl/serve-command.ts')).serveCommand,
-  'client-check': async () => (await import('../client/harness/check-command.ts')).clientCheckCommand,
+  run: async () => (await import('./run/command.ts')).runCommand,
+  serve: async () => (await import('./serve/command.ts')).serveCommand,
+  'client-check': async () => (await import('./client-check/command.ts')).clientCheckCommand,
   init: async () => (await import('./init/command.ts')).initCommand,
 };
 

@@ -131,9 +131,9 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   profile: [
     // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture arguments from the pattern
     async ({}, use) => {
-      const { profile: file, profilePending } = runEnvironment();
+      const { profile: file, profileChecked } = runEnvironment();
       if (file) {
-        await use(profilePending ? loadValidatedProfile(file) : loadProfile(file));
+        await use(profileChecked ? loadValidatedProfile(file) : loadProfile(file));
         return;
       }
       const { startEmbeddedTarget } = await import('./target/embedded.ts');
@@ -164,7 +164,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         return;
       }
       // Loaded here only: the reference server's configuration (its schema compiled on load) and ioredis cost every process ~0.3 s.
-      const { sharedRedisUrl } = await import('../reference-impl/redis-admin.ts');
+      const { sharedRedisUrl } = await import('../reference-impl/tools/redis-admin.ts');
       const redisUrl = new URL(sharedRedisUrl());
       if (!(await tcpAnswers(redisUrl.hostname, Number(redisUrl.port || 6379)))) {
         await use({ skip: `Redis does not answer at ${redisUrl.host}: the two-instance embedded target needs it` });

@@ -4,8 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
 import type { ReporterDescription } from '@playwright/test';
 import { runEnvironment } from './run-environment.ts';
-import { PROFILE_HANDOFF_SETUP } from './cli/profile-handoff.ts';
-import { grepPattern } from './cli/options.ts';
+import { grepPattern } from './selection.ts';
 
 /**
  * Playwright configuration of a conformance run (used by `http-api-conformance run`, which sets the
@@ -13,8 +12,7 @@ import { grepPattern } from './cli/options.ts';
  * the reporter chosen with `--reporter` writing into the output directory.
  *
  * Environment: conformance/run-environment.ts (output directory, reporter, workers, global timeout;
- * a run cut short is incomplete, never a success). When the CLI writes the profile after starting
- * the suite, the global set-up waits for it (cli/profile-handoff.ts).
+ * a run cut short is incomplete, never a success).
  *
  * Two projects, the rate-limit checks first: they are the longest of the run (they wait for buckets
  * to refill, up to capacity / rate seconds each) and mostly wait, so they start at once on their own
@@ -93,7 +91,6 @@ export default defineConfig({
   outputDir: join(outDir, 'test-output'),
   timeout: 30_000,
   globalTimeout: environment.globalTimeoutMs,
-  ...(environment.profilePending ? { globalSetup: PROFILE_HANDOFF_SETUP } : {}),
   fullyParallel: true,
   retries: 0,
   workers: environment.workers,

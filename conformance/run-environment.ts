@@ -3,7 +3,7 @@
  * `HAC_*` variables the CLI writes (`suiteEnvironment`) and the suite's config, fixtures, reporter
  * and support modules read (`runEnvironment`). Each variable is named, parsed and given its default
  * here once; reference-impl/config.ts is the server's counterpart, and HAC_REDIS_URL is read by
- * reference-impl/redis-admin.ts (sharedRedisUrl).
+ * reference-impl/tools/redis-admin.ts (sharedRedisUrl).
  */
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,10 +12,10 @@ export interface RunEnvironment {
   /** HAC_PROFILE: the resolved target profile; unset, every worker starts the embedded reference server. */
   profile?: string;
   /**
-   * HAC_PROFILE_PENDING=1: the CLI started the suite before writing HAC_PROFILE; the suite's global
-   * set-up waits for the file (conformance/cli/profile-handoff.ts).
+   * HAC_PROFILE_CHECKED=1: the CLI validated HAC_PROFILE against its schema before writing it, so a
+   * worker reads it without validating it again (D-PROFILE; conformance/target/profile.ts).
    */
-  profilePending: boolean;
+  profileChecked: boolean;
   /** HAC_PROFILE_SOURCE: the profile file the user gave (named in results.json). */
   profileSource?: string;
   /** HAC_OUT: the output directory (absolute), default `conformance-results`. */
@@ -83,7 +83,7 @@ export function runEnvironment(env: NodeJS.ProcessEnv = process.env): RunEnviron
   const rateLimitTokens = env.HAC_RATE_LIMIT_TOKENS === '0' ? 0 : positiveInteger(env.HAC_RATE_LIMIT_TOKENS);
   return {
     ...(env.HAC_PROFILE ? { profile: env.HAC_PROFILE } : {}),
-    profilePending: env.HAC_PROFILE_PENDING === '1',
+    profileChecked: env.HAC_PROFILE_CHECKED === '1',
     ...(env.HAC_PROFILE_SOURCE ? { profileSource: env.HAC_PROFILE_SOURCE } : {}),
     outDir: resolve(env.HAC_OUT ?? 'conformance-results'),
     strict: env.HAC_STRICT === '1',
@@ -118,8 +118,8 @@ export function exportTlsTrust(trust: { caFile?: string; insecure?: boolean }, e
 export interface SuiteSettings {
   /** The resolved profile written for the run, and the file the user gave. */
   profilePath: string;
-  /** True when the CLI writes `profilePath` after starting the suite (HAC_PROFILE_PENDING). */
-  profilePending?: boolean;
+  /** True when the CLI validated the profile it wrote to `profilePath` (HAC_PROFILE_CHECKED). */
+  profileChecked?: boolean;
   profileSource: string;
   outDir: string;
   strict: boolean;
@@ -145,8 +145,8 @@ export function suiteEnvironment(settings: SuiteSettings, base: NodeJS.ProcessEn
     HAC_REPORTER: settings.reporter,
     HAC_RATE_LIMIT_TOKENS: String(settings.rateLimitTokens),
   };
-  if (settings.profilePending) env.HAC_PROFILE_PENDING = '1';
-  else delete env.HAC_PROFILE_PENDING;
+  if (settings.profileChecked) env.HAC_PROFILE_CHECKED = '1';
+  else delete env.HAC_PROFILE_CHECKED;
   if (settings.workers !== undefined) env.HAC_WORKERS = String(settings.workers);
   if (settings.grep) env.HAC_GREP = settings.grep;
   else delete env.HAC_GREP;

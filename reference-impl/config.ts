@@ -173,7 +173,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Command-line overrides of `serve` (reference-impl/serve-command.ts). */
+/** Command-line overrides of `serve` (cli/serve/command.ts). */
 export interface ConfigOverrides {
   port?: number;
   host?: string;

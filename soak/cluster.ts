@@ -6,7 +6,7 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../reference-impl/redis-admin.ts';
+import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../reference-impl/tools/redis-admin.ts';
 import { type ServerProcess, startServerProcess } from './server-process.ts';
 
 export const LOAD_TOKEN = 'soak-token-load';

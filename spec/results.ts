@@ -149,7 +149,7 @@ export interface RunResults {
   expectedFailures?: ExpectedFailuresApplied;
 }
 
-/** The runs of `run --repeat N` against one target (conformance/cli/repeat.ts). */
+/** The runs of `run --repeat N` against one target (conformance/report/repeat.ts). */
 export interface RepeatedRuns {
   runs: number;
   /** Each run's exit code, in order. */

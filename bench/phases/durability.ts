@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { resolveConfig } from '../../reference-impl/config.ts';
-import { clusterToolsInstalled, startLocalCluster } from '../../reference-impl/local-cluster.ts';
+import { clusterToolsInstalled, startLocalCluster } from '../../reference-impl/tools/local-cluster.ts';
 import { startServer } from '../../reference-impl/server.ts';
 import { createRedisStores } from '../../reference-impl/stores/redis/index.ts';
 import { CREATED_BY } from '../../reference-impl/stores/types.ts';

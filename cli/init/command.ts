@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { packagePath } from '../../spec/package-files.ts';
 import { baseUrl, optionsOrExit, parseOptions, UsageError } from '../arguments.ts';
-import { probeTargets } from '../../conformance/cli/probe.ts';
+import { probeTargets } from '../../conformance/target/probe.ts';
 import { isUrl, parseProfile, ProfileError, todoMarkers } from '../../conformance/target/profile.ts';
 import type { ProfileRequest, TargetProfile } from '../../conformance/target/profile.ts';
 import { askMissing, todo } from './answers.ts';

@@ -9,7 +9,7 @@ import type { AppExtender } from '../../reference-impl/app.ts';
 import { resolveConfig } from '../../reference-impl/config.ts';
 import type { Config } from '../../reference-impl/config.ts';
 import type { Deps } from '../../reference-impl/context.ts';
-import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../../reference-impl/redis-admin.ts';
+import { deleteKeysWithPrefix, redisAnswers, sharedRedisUrl, uniqueKeyPrefix } from '../../reference-impl/tools/redis-admin.ts';
 import { startServer } from '../../reference-impl/server.ts';
 import { runEnvironment } from '../run-environment.ts';
 import { createStores, sequenced } from '../../reference-impl/stores/index.ts';
@@ -25,7 +25,7 @@ export interface EmbeddedTarget {
 export interface EmbeddedOptions {
   instances?: 1 | 2;
   store?: 'memory' | 'redis';
-  /** Redis URL for the redis store (default: sharedRedisUrl() of reference-impl/redis-admin.ts). */
+  /** Redis URL for the redis store (default: sharedRedisUrl() of reference-impl/tools/redis-admin.ts). */
   redisUrl?: string;
   /** Configuration overrides merged over the embedded defaults (resolveConfig input). */
   config?: Record<string, unknown>;
@@ -90,4 +90,20 @@ export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promis
     ...(base.rateLimit ? { rateLimit: { ...base.rateLimit, algorithm: config.rateLimit.algorithm } } : {}),
   };
   return { profile, close: closeAll };
+}
+
+/**
+ * The embedded target of `run` without `--target`: two instances sharing Redis when Redis answers,
+ * so the multi-target checks run too (RATE-LIMIT-SHARED-STORE, STATELESS-ANY-INSTANCE), else one
+ * instance on the memory store. `HAC_EMBEDDED=memory` (run-environment.ts) forces the latter.
+ * `description` says which, for the console.
+ */
+export async function startRunTarget(): Promise<EmbeddedTarget & { description: string }> {
+  const redisUrl = sharedRedisUrl();
+  if (!runEnvironment().embeddedMemoryOnly && (await redisAnswers(redisUrl, 500))) {
+    const target = await startEmbeddedTarget({ instances: 2, store: 'redis', redisUrl });
+    return { ...target, description: `two instances sharing Redis at ${redisUrl}` };
+  }
+  const target = await startEmbeddedTarget({ instances: 1, store: 'memory' });
+  return { ...target, description: 'one instance on the memory store (no Redis: the multi-target checks are skipped)' };
 }

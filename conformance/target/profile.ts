@@ -186,7 +186,7 @@ export function loadProfile(path: string): TargetProfile {
 
 /**
  * Reads a profile that the `run` command has already validated and written for its suite
- * (HAC_PROFILE_PENDING, D-PROFILE), without validating it again: the validator's build and compile
+ * (HAC_PROFILE_CHECKED, D-PROFILE), without validating it again: the validator's build and compile
  * cost each suite worker ~90 ms of CPU before its first check.
  */
 export function loadValidatedProfile(path: string): TargetProfile {

@@ -7,7 +7,7 @@ import { test, expect } from '@playwright/test';
 import { start as startStub } from '../../fixtures/stub-200/server.ts';
 import { TokenBuckets } from '../../fixtures/widgets-api/rate-limit.ts';
 import { start as startWidgets } from '../../fixtures/widgets-api/server.ts';
-import { probeUrl } from '../cli/probe.ts';
+import { probeUrl } from '../target/probe.ts';
 import { closedPortUrl, garbageServer } from './support/bad-targets.ts';
 import { withServer } from './support/servers.ts';
 

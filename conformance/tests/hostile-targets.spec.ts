@@ -24,7 +24,7 @@ import { supported, TreeMemorySampler } from './support/process-tree.ts';
 const WIDGETS_PROFILE = join(PACKAGE_ROOT, 'fixtures', 'profiles', 'widgets.json');
 const REQUEST_DEADLINE_MS = 5_000;
 const RUN_DEADLINE_S = 45;
-/** The run deadline, the suite's stop grace (10 s, cli/playwright-process.ts) and start-up on a loaded machine. */
+/** The run deadline, the suite's stop grace (10 s, conformance/suite-process.ts) and start-up on a loaded machine. */
 const WALL_BOUND_MS = (RUN_DEADLINE_S + 25) * 1000;
 /**
  * Peak resident memory of the CLI's process tree (CLI, Playwright, two workers). A healthy run's

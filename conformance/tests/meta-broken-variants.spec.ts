@@ -14,7 +14,7 @@ import { VARIANTS, grepOf } from '../../fixtures/broken/index.ts';
 import type { BrokenVariant } from '../../fixtures/broken/index.ts';
 import { checkVariant, formatTable, metaSettings, pool } from '../../fixtures/broken/check.ts';
 import { REFERENCE } from '../../fixtures/broken/start.ts';
-import { redisAnswers, sharedRedisUrl } from '../../reference-impl/redis-admin.ts';
+import { redisAnswers, sharedRedisUrl } from '../../reference-impl/tools/redis-admin.ts';
 
 const { concurrency, runTimeoutMs: perRunTimeoutMs } = metaSettings();
 

@@ -14,7 +14,7 @@ import { asDeclared, checkStack, formatStackTable } from '../../fixtures/stacks/
 import { STACKS } from '../../fixtures/stacks/index.ts';
 import { installedVersion, renderMatrix } from '../../fixtures/stacks/matrix.ts';
 import type { StacksMatrix } from '../../fixtures/stacks/matrix.ts';
-import { redisAnswers, sharedRedisUrl } from '../../reference-impl/redis-admin.ts';
+import { redisAnswers, sharedRedisUrl } from '../../reference-impl/tools/redis-admin.ts';
 
 const ROOT = new URL('../../', import.meta.url);
 const read = (path: string): string => readFileSync(new URL(path, ROOT), 'utf8');

@@ -14,7 +14,7 @@ import { metaSettings, pool } from '../../fixtures/broken/check.ts';
 import { opensslAvailable } from '../../fixtures/proxies/index.ts';
 import { asExpected, checkValidVariant, formatValidTable } from '../../fixtures/valid/check.ts';
 import { VALID_VARIANTS } from '../../fixtures/valid/index.ts';
-import { redisAnswers, sharedRedisUrl } from '../../reference-impl/redis-admin.ts';
+import { redisAnswers, sharedRedisUrl } from '../../reference-impl/tools/redis-admin.ts';
 
 const { concurrency, runTimeoutMs: perRunTimeoutMs } = metaSettings();
 

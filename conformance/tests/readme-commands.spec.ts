@@ -15,7 +15,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
-import { deleteKeysWithPrefix, redisAnswers, sharedRedisUrl, uniqueKeyPrefix } from '../../reference-impl/redis-admin.ts';
+import { deleteKeysWithPrefix, redisAnswers, sharedRedisUrl, uniqueKeyPrefix } from '../../reference-impl/tools/redis-admin.ts';
 import { readResults } from '../../spec/results.ts';
 import { readmeCommands } from './support/readme-commands.ts';
 import type { ReadmeCommand } from './support/readme-commands.ts';

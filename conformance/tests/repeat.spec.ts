@@ -1,13 +1,12 @@
 /**
- * `run --repeat N` (conformance/cli/repeat.ts): N runs merge into one results.json that keeps every
+ * `run --repeat N` (conformance/report/repeat.ts): N runs merge into one results.json that keeps every
  * run's outcome per requirement, names the requirements the runs disagreed on, takes the worst
  * outcome and the highest exit code, and stays valid against results.schema.json.
  */
 import { test, expect } from '@playwright/test';
 import { createResults, resultsSchemaErrors } from '../../spec/results.ts';
 import type { Outcome, RequirementResult, RunResults } from '../../spec/results.ts';
-import { formatDisagreements, mergeRuns } from '../cli/repeat.ts';
-import { parseRunOptions, UsageError } from '../cli/options.ts';
+import { formatDisagreements, mergeRuns } from '../report/repeat.ts';
 
 function run(outcomes: Record<string, Outcome>): RunResults {
   const requirements: RequirementResult[] = Object.entries(outcomes).map(([id, outcome]) => ({
@@ -49,10 +48,4 @@ test('runs that agree say so; one run is returned unchanged', () => {
   const merged = mergeRuns([single, run({ 'AUTH-401-MISSING': 'passed' })]);
   expect(merged.repeat?.disagreeing).toEqual([]);
   expect(formatDisagreements(merged)).toBe('2 runs, exit codes 0 0: every requirement had the same outcome in every run');
-});
-
-test('--repeat takes a whole number from 1 to 100', () => {
-  expect(parseRunOptions([]).repeat).toBe(1);
-  expect(parseRunOptions(['--repeat', '5']).repeat).toBe(5);
-  for (const bad of ['0', '101', 'x', '2.5']) expect(() => parseRunOptions(['--repeat', bad])).toThrow(UsageError);
 });

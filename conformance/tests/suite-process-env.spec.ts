@@ -1,10 +1,10 @@
 /**
- * The suite process's environment (conformance/cli/playwright-process.ts): the run's settings, and for
+ * The suite process's environment (conformance/suite-process.ts): the run's settings, and for
  * the compiled suite of an installed package Playwright's opt-out of its TypeScript ES-module loader
  * (the installed runs of package-install.spec.ts run with it); the TypeScript suite of the repository keeps it.
  */
 import { expect, test } from '@playwright/test';
-import { suiteProcessEnvironment } from '../cli/playwright-process.ts';
+import { suiteProcessEnvironment } from '../suite-process.ts';
 
 const settings = {
   profilePath: '/tmp/hac-out/profile.json',

@@ -1,5 +1,5 @@
 /**
- * Declared features are verified before the suite (conformance/cli/verify-features.ts): a profile
+ * Declared features are verified before the suite (conformance/target/verify-features.ts): a profile
  * that declares fault injection, a slow window or rate-limit tokens the target ignores gets one
  * message naming the profile field and the fix, and `run` exits 2 before any test runs. A target
  * that admits a made-up token is never reported as a profile mistake: the suite runs and fails it.
@@ -7,7 +7,7 @@
 import { test, expect } from '@playwright/test';
 import { resolveConfig } from '../../reference-impl/config.ts';
 import { startServer } from '../../reference-impl/server.ts';
-import { formatFeatureProblems, verifyFeatures } from '../cli/verify-features.ts';
+import { formatFeatureProblems, verifyFeatures } from '../target/verify-features.ts';
 import { referenceProfile } from '../target/embedded.ts';
 import type { TargetProfile } from '../target/profile.ts';
 import { runCli, tempOut } from './support/subprocess.ts';

@@ -6,7 +6,7 @@ import { expect, test } from '@playwright/test';
 import { ALICE, type TestServer, client, startTestServer } from './support/harness.ts';
 import { createRedisStores } from '../stores/redis/index.ts';
 import type { Stores } from '../stores/types.ts';
-import { deleteKeysWithPrefix, redisAnswers, sharedRedisUrl, uniqueKeyPrefix } from '../redis-admin.ts';
+import { deleteKeysWithPrefix, redisAnswers, sharedRedisUrl, uniqueKeyPrefix } from '../tools/redis-admin.ts';
 
 const REDIS_URL = sharedRedisUrl();
 

@@ -18,7 +18,7 @@ import { TOKEN_BUCKET_BATCH } from '../stores/redis/rate-limit-scripts.ts';
 import { createTokenTakes } from '../stores/redis/token-takes.ts';
 import { CREATED_BY } from '../stores/types.ts';
 import type { RateLimitPolicy } from '../stores/types.ts';
-import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../redis-admin.ts';
+import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../tools/redis-admin.ts';
 
 const REDIS_URL = sharedRedisUrl();
 const POLICY: RateLimitPolicy = { algorithm: 'token-bucket', capacity: 1, refillPerSecond: 0.5 };

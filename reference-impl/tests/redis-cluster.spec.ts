@@ -1,6 +1,6 @@
 /**
  * The reference server on a Redis Cluster (D-RATE-LIMIT "shared store" for a fleet that outgrows one
- * Redis): a local 3-primary cluster on free loopback ports (reference-impl/local-cluster.ts), stopped
+ * Redis): a local 3-primary cluster on free loopback ports (reference-impl/tools/local-cluster.ts), stopped
  * afterwards even when a test fails. On it: the store contract suite, two reference instances through
  * the multi-target conformance run, and a primary killed while payments are in flight.
  */
@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
 import { readResults } from '../../spec/results.ts';
 import { loadConfig, resolveConfig } from '../config.ts';
-import { type LocalCluster, clusterToolsInstalled, startLocalCluster } from '../local-cluster.ts';
-import { uniqueKeyPrefix } from '../redis-admin.ts';
+import { type LocalCluster, clusterToolsInstalled, startLocalCluster } from '../tools/local-cluster.ts';
+import { uniqueKeyPrefix } from '../tools/redis-admin.ts';
 import { type RunningServer, startServer } from '../server.ts';
 import { createRedisStores } from '../stores/redis/index.ts';
 import { CREATED_BY, type Stores } from '../stores/types.ts';

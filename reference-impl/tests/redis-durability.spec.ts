@@ -6,7 +6,7 @@
 import { test, expect } from '@playwright/test';
 import { Redis } from 'ioredis';
 import { resolveConfig } from '../config.ts';
-import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../redis-admin.ts';
+import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../tools/redis-admin.ts';
 import { startServer } from '../server.ts';
 import { createRedisStores } from '../stores/redis/index.ts';
 import { redisKeys } from '../stores/redis/keys.ts';

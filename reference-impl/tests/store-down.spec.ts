@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
 import { createRedisStores } from '../stores/redis/index.ts';
 import { ALICE, client, startTestServer } from './support/harness.ts';
-import { deleteKeysWithPrefix, redisAnswers, sharedRedisUrl, uniqueKeyPrefix } from '../redis-admin.ts';
+import { deleteKeysWithPrefix, redisAnswers, sharedRedisUrl, uniqueKeyPrefix } from '../tools/redis-admin.ts';
 
 const REDIS_URL = sharedRedisUrl();
 const REDIS = { host: new URL(REDIS_URL).hostname, port: Number(new URL(REDIS_URL).port || 6379) };

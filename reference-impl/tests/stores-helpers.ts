@@ -1,5 +1,5 @@
 import { test } from '@playwright/test';
-import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../redis-admin.ts';
+import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../tools/redis-admin.ts';
 import { createMemoryStores } from '../stores/memory/index.ts';
 import { createRedisStores } from '../stores/redis/index.ts';
 import type { Stores } from '../stores/types.ts';

@@ -7,7 +7,7 @@ import { queueRequest } from '../rate-limit/leaky-bucket.ts';
 import type { LeakyBucketState } from '../rate-limit/leaky-bucket.ts';
 import { LEAKY_BUCKET, TOKEN_BUCKET } from '../stores/redis/rate-limit-scripts.ts';
 import type { RateLimitPolicy } from '../stores/types.ts';
-import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../redis-admin.ts';
+import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../tools/redis-admin.ts';
 
 const REDIS_URL = sharedRedisUrl();
 

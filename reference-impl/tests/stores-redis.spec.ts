@@ -8,7 +8,7 @@ import { redisKeys } from '../stores/redis/keys.ts';
 import { StoreUnavailableError } from '../stores/types.ts';
 import type { Stores } from '../stores/types.ts';
 import { delay } from './stores-helpers.ts';
-import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../redis-admin.ts';
+import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../tools/redis-admin.ts';
 
 const REDIS_URL = sharedRedisUrl();
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { ALICE } from '../support/harness.ts';
-import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../../redis-admin.ts';
+import { deleteKeysWithPrefix, sharedRedisUrl, uniqueKeyPrefix } from '../../tools/redis-admin.ts';
 
 const SHARED_REDIS_URL = sharedRedisUrl();
 import { type ServerProcess, startServerProcess } from '../../../soak/server-process.ts';

@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { redisAnswers } from '../../../redis-admin.ts';
+import { redisAnswers } from '../../../tools/redis-admin.ts';
 import { Redis } from 'ioredis';
 
 /** A free TCP port on 127.0.0.1 (bound and released; the small race is acceptable on loopback). */

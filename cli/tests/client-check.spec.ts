@@ -2,10 +2,10 @@ import { test, expect } from '@playwright/test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clientCheckCommand } from '../harness/check-command.ts';
+import { clientCheckCommand } from '../client-check/command.ts';
 import { readResults, resultsSchemaErrors } from '../../spec/results.ts';
 import type { RunResults } from '../../spec/results.ts';
-import { certifyFixture, failureReport, fixtureCommand, idsWith, runClientCheck as runCli } from './support/certify.ts';
+import { certifyFixture, failureReport, fixtureCommand, idsWith, runClientCheck as runCli } from '../../client/tests/support/certify.ts';
 
 test.describe.configure({ timeout: 120_000 });
 

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
-import { DEFAULT_REDIS_URL, sharedRedisUrl } from './config.ts';
+import { DEFAULT_REDIS_URL, sharedRedisUrl } from '../config.ts';
 
 export { DEFAULT_REDIS_URL, sharedRedisUrl };
 

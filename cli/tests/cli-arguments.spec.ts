@@ -3,10 +3,10 @@
  * command line the same way, naming the problem and the fix.
  */
 import { expect, test } from '@playwright/test';
-import { baseUrl, oneOf, parseOptions, UsageError, wholeNumber } from '../../cli/arguments.ts';
-import { parseCheckOptions } from '../../client/harness/check-command.ts';
-import { parseRunOptions } from '../cli/options.ts';
-import { parseServeOptions } from '../../reference-impl/serve-command.ts';
+import { baseUrl, oneOf, parseOptions, UsageError, wholeNumber } from '../arguments.ts';
+import { parseCheckOptions } from '../client-check/command.ts';
+import { parseRunOptions } from '../run/options.ts';
+import { parseServeOptions } from '../serve/command.ts';
 
 const OPTIONS = { port: { type: 'string' }, force: { type: 'boolean', default: false } } as const;
 
@@ -48,8 +48,17 @@ test('run, serve and client-check share the wording', () => {
   }
   expect(problem(() => parseServeOptions(['--port', '70000']))).toBe('--port must be a whole number from 0 to 65535 (got "70000")');
   expect(problem(() => parseCheckOptions(['--command', 'true', '--concurrency', '0']))).toBe('--concurrency must be a whole number from 1 to 64 (got "0")');
+  expect(parseRunOptions(['--help'])).toBe('help');
   expect(parseServeOptions(['--help'])).toBe('help');
   expect(parseCheckOptions(['-h'])).toBe('help');
   const cluster = parseServeOptions(['--redis-cluster', '127.0.0.1:7000,127.0.0.1:7001']);
   expect(cluster).toMatchObject({ overrides: { store: 'redis', redisCluster: ['127.0.0.1:7000', '127.0.0.1:7001'] } });
+});
+
+test('--repeat takes a whole number from 1 to 100', () => {
+  expect(parseRunOptions([])).toMatchObject({ repeat: 1 });
+  expect(parseRunOptions(['--repeat', '5'])).toMatchObject({ repeat: 5 });
+  for (const bad of ['0', '101', 'x', '2.5']) {
+    expect(problem(() => parseRunOptions(['--repeat', bad]))).toContain('--repeat must be a whole number from 1 to 100');
+  }
 });

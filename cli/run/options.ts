@@ -3,7 +3,7 @@
  * (cli/arguments.ts, node:util parseArgs).
  */
 import { resolve } from 'node:path';
-import { baseUrl, oneOf, parseOptions, UsageError, wholeNumber } from '../../cli/arguments.ts';
+import { baseUrl, oneOf, parseOptions, UsageError, wholeNumber } from '../arguments.ts';
 
 export const REPORTERS = ['list', 'html', 'junit', 'json'] as const;
 export type ReporterName = (typeof REPORTERS)[number];
@@ -15,13 +15,13 @@ export interface RunOptions {
   strict: boolean;
   reporter: ReporterName;
   out: string;
-  /** Parallel Playwright workers (default HAC_WORKERS, else 3, or 6 for a target not on this machine: cli/workers.ts). */
+  /** Parallel Playwright workers (default HAC_WORKERS, else 3, or 6 for a target not on this machine: cli/run/workers.ts). */
   workers?: number;
   /** A PEM file of extra trusted roots for https targets (D-SUITE-TRUST). */
   ca?: string;
   /** TLS verification off (loud warning in the console and results.json). */
   insecure: boolean;
-  /** Runs of the suite against the same target (`--repeat N`, default 1): the flake hunter (conformance/cli/repeat.ts). */
+  /** Runs of the suite against the same target (`--repeat N`, default 1): the flake hunter (conformance/report/repeat.ts). */
   repeat: number;
   /** `--deadline SECONDS`: the whole run (probe, feature check, suite, report) ends by then (D-BOUNDED-RUN), default 20 minutes. */
   deadlineSeconds: number;
@@ -37,7 +37,6 @@ export interface RunOptions {
   har?: string;
   /** `--har-secrets`: the HAR keeps tokens unmasked. */
   harSecrets: boolean;
-  help: boolean;
 }
 
 /** The run deadline without --deadline: above the suite's own global timeout (10 minutes) with room for the rest. */
@@ -90,10 +89,8 @@ HAC_MAX_RESPONSE_BYTES, HAC_REQUEST_DEADLINE (ms for one whole exchange, default
 exit codes: 0 every MUST passed (and every SHOULD with --strict), 1 a requirement failed or the run
 did not finish, 2 unusable options or profile, or an unreachable target.`;
 
-export { UsageError };
-
-/** Parses the arguments after `run`; throws UsageError on unknown or malformed options. */
-export function parseRunOptions(args: string[], cwd: string = process.cwd()): RunOptions {
+/** Parses the arguments after `run` ('help' for --help); throws UsageError on unknown or malformed options. */
+export function parseRunOptions(args: string[], cwd: string = process.cwd()): RunOptions | 'help' {
   const values = parseOptions(args, {
     target: { type: 'string', multiple: true },
     profile: { type: 'string' },
@@ -121,6 +118,7 @@ export function parseRunOptions(args: string[], cwd: string = process.cwd()): Ru
   const repeat = wholeNumber('--repeat', values.repeat, 1, 100) ?? 1;
   const deadlineSeconds = wholeNumber('--deadline', values.deadline, 5, 24 * 3600) ?? DEFAULT_DEADLINE_SECONDS;
   const maxResponseBytes = wholeNumber('--max-response-bytes', values['max-response-bytes'], 1024, 1024 * 1024 * 1024);
+  if (values.help) return 'help';
   return {
     targets,
     ...(values.profile !== undefined ? { profile: resolve(cwd, values.profile) } : {}),
@@ -139,16 +137,5 @@ export function parseRunOptions(args: string[], cwd: string = process.cwd()): Ru
     ...(values['write-expected-failures'] !== undefined ? { writeExpectedFailures: resolve(cwd, values['write-expected-failures']) } : {}),
     ...(values.har !== undefined ? { har: resolve(cwd, values.har) } : {}),
     harSecrets: values['har-secrets'],
-    help: values.help,
   };
-}
-
-/**
- * The Playwright `--grep` pattern for a requirement ID or tag: an exact tag match, so
- * `STATUS-404` does not select `STATUS-404-UNKNOWN-ROUTE`; any other text is used as given.
- */
-export function grepPattern(selection: string): string {
-  const tag = selection.startsWith('@') ? selection.slice(1) : selection;
-  if (/^[A-Za-z][A-Za-z0-9-]*$/.test(tag)) return `@${tag}(?![A-Za-z0-9-])`;
-  return selection;
 }

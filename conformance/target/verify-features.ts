@@ -3,14 +3,14 @@
  * window or rate-limit tokens the target ignores would otherwise turn one setting into a dozen MUST
  * failures. Each check sends the request the suite itself would send, once, and a mismatch becomes
  * one line naming the profile field, what the target did, and the fix. The run then stops with
- * exit 2 before the suite starts (conformance/cli/run-command.ts). A server defect is never blamed
+ * exit 2 before the suite starts (cli/run/target.ts). A server defect is never blamed
  * on the profile: a target that admits a made-up token gets no word on its tokens here, and the
  * suite runs, so the authentication MUSTs fail it (exit 1).
  */
 import { send, TransportError } from '../support/http.ts';
 import type { HttpResponse } from '../support/http.ts';
 import { fillTemplate } from '../support/template.ts';
-import type { TargetProfile } from '../target/profile.ts';
+import type { TargetProfile } from './profile.ts';
 
 export interface FeatureProblem {
   /** The profile field, as a JSON path (`features.faultInjection.header`). */

@@ -4,13 +4,13 @@
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { oneOf, optionsOrExit, parseOptions, UsageError, wholeNumber } from '../../cli/arguments.ts';
+import { oneOf, optionsOrExit, parseOptions, UsageError, wholeNumber } from '../arguments.ts';
 import { PACKAGE_ROOT } from '../../spec/package-files.ts';
 import { writeResults } from '../../spec/results.ts';
-import { certifyClient } from './certify.ts';
-import { scenarioNames } from './scenarios.ts';
-import { MATRIX_CLIENTS } from '../matrix/adapters.ts';
-import { matrixMarkdown, runMatrix, writeMatrix } from '../matrix/run-matrix.ts';
+import { certifyClient } from '../../client/harness/certify.ts';
+import { scenarioNames } from '../../client/harness/scenarios.ts';
+import { MATRIX_CLIENTS } from '../../client/matrix/adapters.ts';
+import { matrixMarkdown, runMatrix, writeMatrix } from '../../client/matrix/run-matrix.ts';
 
 const USAGE = `usage: http-api-conformance client-check --command "<cmd>" [options]
 

@@ -2,9 +2,9 @@
  * `http-api-conformance serve`: starts the reference server and shuts it down
  * gracefully on SIGTERM/SIGINT.
  */
-import { oneOf, optionsOrExit, parseOptions, UsageError, wholeNumber } from '../cli/arguments.ts';
-import { ConfigError, defaultConfig, loadConfig, resolveConfig, type Config, type ConfigOverrides } from './config.ts';
-import { startServer } from './server.ts';
+import { oneOf, optionsOrExit, parseOptions, UsageError, wholeNumber } from '../arguments.ts';
+import { ConfigError, defaultConfig, loadConfig, resolveConfig, type Config, type ConfigOverrides } from '../../reference-impl/config.ts';
+import { startServer } from '../../reference-impl/server.ts';
 
 const USAGE = `usage: http-api-conformance serve [options]
 

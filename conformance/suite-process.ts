@@ -4,20 +4,19 @@
  * (conformance/run-environment.ts).
  */
 import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { Writable } from 'node:stream';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PACKAGE_ROOT } from '../../spec/package-files.ts';
-import { suiteEnvironment } from '../run-environment.ts';
-import type { SuiteSettings } from '../run-environment.ts';
+import { PACKAGE_ROOT } from '../spec/package-files.ts';
+import { suiteEnvironment } from './run-environment.ts';
+import type { SuiteSettings } from './run-environment.ts';
+import { grepPattern } from './selection.ts';
 
 const here = fileURLToPath(import.meta.url);
 /** True in an installed package: this module, the config and the suite are JavaScript compiled into dist/. */
 const COMPILED = extname(here) === '.js';
 /** The suite's Playwright config beside this module: TypeScript in the repository, compiled JavaScript in dist/ when installed. */
-export const SUITE_CONFIG = join(dirname(here), '..', `playwright.config${extname(here)}`);
+export const SUITE_CONFIG = join(dirname(here), `playwright.config${extname(here)}`);
 
 /**
  * The environment of the suite process: the run's settings (run-environment.ts), and, for the
@@ -33,12 +32,6 @@ export function suiteProcessEnvironment(settings: SuiteSettings, compiled = COMP
   const env = suiteEnvironment(settings);
   if (compiled) env.PW_DISABLE_TS_ESM = '1';
   return env;
-}
-
-/** What the suite process gets (run-environment.ts), with the selection's Playwright pattern for its command line. */
-export interface SuiteRun extends Omit<SuiteSettings, 'grep'> {
-  /** The user's selection (ID or tag) and the Playwright pattern built from it. */
-  grep?: { selection: string; pattern: string };
 }
 
 /** Path of the Playwright test CLI this package depends on. */
@@ -58,39 +51,11 @@ export interface SuiteProcess {
   stop(): Promise<void>;
 }
 
-/** Where bin/http-api-conformance.js leaves the suite process it started for `run` (bin/suite-process.js). */
-const EARLY_SUITE = Symbol.for('http-api-conformance.early-suite');
-
-/**
- * The suite process started by bin/http-api-conformance.js, Playwright loaded or loading, waiting
- * for its arguments; taken once (the first suite of a run), and only while it still waits.
- */
-function takeEarlySuite(): ChildProcess | undefined {
-  const slot = globalThis as { [EARLY_SUITE]?: ChildProcess };
-  const child = slot[EARLY_SUITE];
-  delete slot[EARLY_SUITE];
-  const waiting = child?.pid !== undefined && child.exitCode === null && child.signalCode === null && settingsPipe(child)?.writable === true;
-  return waiting ? child : undefined;
-}
-
-/** The pipe (fd 3) on which the early suite process reads its arguments and environment. */
-function settingsPipe(child: ChildProcess): Writable | undefined {
-  const pipe = child.stdio[3];
-  return pipe instanceof Writable ? pipe : undefined;
-}
-
-/** Spawns `playwright test` for the suite, or hands the arguments to the suite process bin/ started early. */
-export function startSuite(run: SuiteRun): SuiteProcess {
+/** Spawns `playwright test` for the suite with the run's settings; the selection (`grep`) becomes its `--grep` pattern. */
+export function startSuite(settings: SuiteSettings): SuiteProcess {
   const args = ['test', '-c', SUITE_CONFIG];
-  if (run.grep) args.push('--grep', run.grep.pattern);
-  const { grep, ...settings } = run;
-  const env = suiteProcessEnvironment({ ...settings, ...(grep ? { grep: grep.selection } : {}) });
-  const early = takeEarlySuite();
-  if (early) {
-    early.ref();
-    settingsPipe(early)?.end(`${JSON.stringify({ args, env })}\n`);
-  }
-  const child = early ?? spawn(process.execPath, [playwrightCli(), ...args], { cwd: PACKAGE_ROOT, env, stdio: 'inherit' });
+  if (settings.grep) args.push('--grep', grepPattern(settings.grep));
+  const child = spawn(process.execPath, [playwrightCli(), ...args], { cwd: PACKAGE_ROOT, env: suiteProcessEnvironment(settings), stdio: 'inherit' });
   const forward = (signal: NodeJS.Signals): void => {
     child.kill(signal);
   };
@@ -114,9 +79,4 @@ export function startSuite(run: SuiteRun): SuiteProcess {
       clearTimeout(kill);
     },
   };
-}
-
-/** Runs the suite to its end and resolves with the exit code. */
-export function runSuite(run: SuiteRun): Promise<number> {
-  return startSuite(run).exited;
 }

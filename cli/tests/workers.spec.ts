@@ -1,9 +1,9 @@
 /**
- * The default worker count of a run (conformance/cli/workers.ts): 3 for a target on this machine,
+ * The default worker count of a run (cli/run/workers.ts): 3 for a target on this machine,
  * 6 for a target elsewhere, decided from the base URLs' hosts before the suite starts.
  */
 import { expect, test } from '@playwright/test';
-import { defaultWorkers, isLoopbackHost, LOCAL_WORKERS, REMOTE_WORKERS } from '../cli/workers.ts';
+import { defaultWorkers, isLoopbackHost, LOCAL_WORKERS, REMOTE_WORKERS } from '../run/workers.ts';
 
 test('loopback hosts are told from every other host, in the form a URL gives them', () => {
   const hostname = (url: string): string => new URL(url).hostname;

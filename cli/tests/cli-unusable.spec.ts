@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
 import { readResults } from '../../spec/results.ts';
 import type { RunResults } from '../../spec/results.ts';
-import { closedPortUrl, garbageServer, silentServer } from './support/bad-targets.ts';
-import { PACKAGE_ROOT, runCli, tempOut } from './support/subprocess.ts';
+import { closedPortUrl, garbageServer, silentServer } from '../../conformance/tests/support/bad-targets.ts';
+import { PACKAGE_ROOT, runCli, tempOut } from '../../conformance/tests/support/subprocess.ts';
 
 const REFERENCE_PROFILE = join(PACKAGE_ROOT, 'fixtures', 'profiles', 'reference.json');
 

@@ -9,11 +9,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
 import { parse as parseYaml } from 'yaml';
-import { initCommand } from '../../cli/init/command.ts';
-import { parseProfile, todoMarkers, withTargets } from '../target/profile.ts';
-import type { ProfileDocument } from '../target/profile.ts';
-import { CORPUS_ABSENT, corpusDocuments, corpusPath } from './support/openapi-corpus.ts';
-import { tempOut } from './support/subprocess.ts';
+import { initCommand } from '../init/command.ts';
+import { parseProfile, todoMarkers, withTargets } from '../../conformance/target/profile.ts';
+import type { ProfileDocument } from '../../conformance/target/profile.ts';
+import { CORPUS_ABSENT, corpusDocuments, corpusPath } from '../../conformance/tests/support/openapi-corpus.ts';
+import { tempOut } from '../../conformance/tests/support/subprocess.ts';
 
 const OPERATION_KEYS = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options', 'trace'];
 

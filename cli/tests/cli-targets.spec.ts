@@ -14,9 +14,9 @@ import { start as startWidgets } from '../../fixtures/widgets-api/server.ts';
 import { serverRequirements } from '../../spec/catalogue.ts';
 import { readResults as readResultsFile } from '../../spec/results.ts';
 import type { RunResults } from '../../spec/results.ts';
-import { withServer } from './support/servers.ts';
-import { listSuite } from './support/suite-list.ts';
-import { PACKAGE_ROOT, runCli, tempOut } from './support/subprocess.ts';
+import { withServer } from '../../conformance/tests/support/servers.ts';
+import { listSuite } from '../../conformance/tests/support/suite-list.ts';
+import { PACKAGE_ROOT, runCli, tempOut } from '../../conformance/tests/support/subprocess.ts';
 
 test.describe.configure({ mode: 'default', timeout: 240_000 });
 
@@ -55,7 +55,7 @@ test('against a stub answering 200 {} the smoke run exits 1 with most MUSTs fail
   // by bench/phases/suite-time.ts).
   // The reference profile without the features a stub cannot provide (fault injection, extra rate-limit
   // tokens, a declared plan): with them the run stops before the suite with exit 2 naming the first
-  // (conformance/cli/verify-features.ts, tested in verify-features.spec.ts).
+  // (conformance/target/verify-features.ts, tested in verify-features.spec.ts).
   const profile = JSON.parse(readFileSync(REFERENCE_PROFILE, 'utf8')) as {
     $schema?: string; tokens: Record<string, unknown>; features: Record<string, unknown>; rateLimit?: unknown;
   };

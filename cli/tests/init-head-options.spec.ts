@@ -11,7 +11,7 @@ import { test, expect } from '@playwright/test';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { startTestServer } from '../../reference-impl/tests/support/harness.ts';
 import type { TestServer } from '../../reference-impl/tests/support/harness.ts';
-import { CLI, PACKAGE_ROOT, runCli, runNode, tempOut } from './support/subprocess.ts';
+import { CLI, PACKAGE_ROOT, runCli, runNode, tempOut } from '../../conformance/tests/support/subprocess.ts';
 
 test.describe.configure({ timeout: 4 * 60_000 });
 
