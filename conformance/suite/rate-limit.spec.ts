@@ -10,7 +10,20 @@ import { delay } from '../support/http.ts';
 import type { HttpResponse } from '../support/http.ts';
 import { describe, problemIssues } from '../support/problem.ts';
 import { provokeAll } from '../support/provocations.ts';
-import { admissions, admitted, decidedBy, fullBurst, inconclusive, otherRateLimitFields, rateHeaders } from '../support/rate-limit.ts';
+import {
+  admissions,
+  admitted,
+  decidedBy,
+  emptyBucketReset,
+  fullBurst,
+  inconclusive,
+  oneTokenSeconds,
+  otherRateLimitFields,
+  rateHeaders,
+  refillRateBounds,
+  remainingRiseAllowance,
+  wholeRefills,
+} from '../support/rate-limit.ts';
 import { isWindow } from '../target/profile.ts';
 import type { TargetProfile } from '../target/profile.ts';
 import type { Target } from '../support/target.ts';
@@ -60,11 +73,10 @@ test(
       const most = Math.ceil(policy.windowSeconds) + 1;
       expect(reset ?? Number.NaN, `at most the ${policy.windowSeconds} s window, not a timestamp: ${describe(rejected)}`).toBeLessThanOrEqual(most);
     } else {
-      // An empty bucket refills in capacity / rate seconds: Reset is that, rounded up (+1 s of slack), and at
-      // least 90 % of it (50 % when the rate is estimated from the headers).
-      const full = policy.capacity / policy.refillPerSecond;
-      expect(reset ?? Number.NaN, `an empty bucket refills in about ${full} s, not a timestamp`).toBeLessThanOrEqual(Math.ceil(full) + 1);
-      expect(reset ?? Number.NaN).toBeGreaterThanOrEqual(Math.floor(full * (policy.estimated ? 0.5 : 0.9)));
+      // An empty bucket refills in capacity / rate seconds: Reset is that, rounded up, within emptyBucketReset's slack.
+      const { full, most, least } = emptyBucketReset(policy);
+      expect(reset ?? Number.NaN, `an empty bucket refills in about ${full} s, not a timestamp`).toBeLessThanOrEqual(most);
+      expect(reset ?? Number.NaN).toBeGreaterThanOrEqual(least);
     }
     test.skip((reset ?? 0) > 30, 'the bucket takes longer than 30 s to refill');
     // 50 ms after the announced moment: timer slack, and the probe must arrive after it.
@@ -85,10 +97,8 @@ test('after a burst, requests are admitted at the steady refill rate', req('RATE
   const responses = await Promise.all(Array.from({ length: policy.capacity }, () => bucket.probe()));
   const burstEnd = Math.max(...decidedBy(responses));
   const rate = policy.refillPerSecond;
-  // The rate may be off by 15 % (35 % when estimated from the headers); ±1 for the whole-token edges.
-  const tolerance = policy.estimated ? 0.35 : 0.15;
-  const low = Math.floor(rate * ((burstStart - rejected.receivedAt) / 1000) * (1 - tolerance)) - 1;
-  const high = Math.ceil(1 + rate * ((burstEnd - rejected.sentAt) / 1000) * (1 + tolerance));
+  // What refilled since the 429, within the rate tolerance (refillRateBounds).
+  const { low, high } = refillRateBounds(rejected, burstStart, burstEnd, policy);
   const got = admitted(responses);
   const waited = (burstStart - rejected.receivedAt) / 1000;
   expect(got).toBeLessThanOrEqual(high);
@@ -152,7 +162,7 @@ test('each admitted request lowers RateLimit-Remaining by one', req('RATE-LIMIT-
     const current = responses[i] as HttpResponse;
     if (current.status === 429) break;
     // Remaining shows whole tokens of a fractional bucket: between two requests it can gain floor(interval × rate) + 1.
-    const refill = Math.floor(((current.receivedAt - previous.sentAt) / 1000) * policy.refillPerSecond) + 1;
+    const refill = remainingRiseAllowance(previous, current, policy);
     const before = rateHeaders(previous).remaining ?? Number.NaN;
     const after = rateHeaders(current).remaining ?? Number.NaN;
     expect(after, `request ${i + 1}: ${describe(current)}`).toBeGreaterThanOrEqual(before - 1);
@@ -167,7 +177,7 @@ test('each admitted request lowers RateLimit-Remaining by one', req('RATE-LIMIT-
     }
     expect(after, `request ${i + 1} (refill allowance ${refill}): ${describe(current)}`).toBeLessThanOrEqual(before - 1 + refill);
     // From the full bucket the count is exact: after k requests at most capacity − k + floor(refill since the first).
-    const since = Math.floor(((current.receivedAt - first.sentAt) / 1000) * policy.refillPerSecond);
+    const since = wholeRefills(current.receivedAt - first.sentAt, policy);
     const what = `request ${i + 1}, counted from the full bucket (refill since ${since}): ${describe(current)}`;
     expect(after, what).toBeLessThanOrEqual(policy.capacity - (i + 1) + since);
   }
@@ -194,7 +204,7 @@ test('unknown paths and errors count against the caller too', req('RATE-LIMIT-EV
   const spent = (rateHeaders(start).remaining ?? 0) - (rateHeaders(end).remaining ?? 0);
   test.skip(isWindow(policy.algorithm) && spent < 0, 'inconclusive: the window ended during the check');
   // Remaining shows whole tokens of a fractional bucket: over the interval it can gain floor(interval × rate) + 1.
-  const refill = Math.floor(((end.receivedAt - start.sentAt) / 1000) * policy.refillPerSecond) + 1;
+  const refill = remainingRiseAllowance(start, end, policy);
   const counted = errors.length + 1;
   expect(spent, `tokens spent by ${counted} requests incl. 404s and 405s (refill allowance ${refill})`).toBeGreaterThanOrEqual(counted - refill);
   expect(spent).toBeLessThanOrEqual(counted);
@@ -346,7 +356,7 @@ test('a 429 carries Retry-After in delta-seconds, at least 1', req('RATE-LIMIT-R
     return;
   }
   // No longer than one token takes to refill, rounded up to whole seconds (+1 when the rate is estimated).
-  const oneToken = Math.ceil(1 / policy.refillPerSecond) + (policy.estimated ? 1 : 0);
+  const oneToken = oneTokenSeconds(policy) + (policy.estimated ? 1 : 0);
   expect(retryAfter ?? Number.POSITIVE_INFINITY, 'no longer than one token takes to refill, rounded up').toBeLessThanOrEqual(oneToken);
 });
 
@@ -359,7 +369,7 @@ test(
     // machine can miss, so it gets up to three rounds (each from a fresh exhaustion). The retry goes
     // 20 ms after the announced time: the header has whole seconds, the margin covers timer slack.
     // A window's Retry-After is the time to its end: one round shows it.
-    const oneToken = isWindow(policy.algorithm) ? 0 : Math.ceil(1 / policy.refillPerSecond);
+    const oneToken = isWindow(policy.algorithm) ? 0 : oneTokenSeconds(policy);
     for (let round = 1; round <= 3; round += 1) {
       const rejected = await bucket.rejected(profile.rateLimit?.capacity);
       const { retryAfter } = rateHeaders(rejected);
@@ -403,7 +413,7 @@ test(
     const still = await bucket.probe();
     // The others' requests gave the exhausted caller nothing. It held under one token when exhausted,
     // so it may have earned one since; after taking it, at most floor(elapsed × rate) remain.
-    let refilled = Math.floor(((performance.now() - exhaustedAt) / 1000) * policy.refillPerSecond);
+    let refilled = wholeRefills(performance.now() - exhaustedAt, policy);
     if (isWindow(policy.algorithm)) {
       // A window gives nothing back until it ends (its 429's RateLimit-Reset, rounded up), then its limit.
       const reset = lastReject ? (rateHeaders(lastReject).reset ?? 0) : 0;

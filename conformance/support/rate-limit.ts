@@ -205,6 +205,84 @@ export function decidedBy(responses: HttpResponse[]): number[] {
   return responses.map((r) => Math.min(r.receivedAt, r.flushedAt + roundTrip));
 }
 
+// Refill allowances: what a bucket may have gained while a check measured it, from measured times
+// (milliseconds of performance.now(), as HttpResponse's sentAt and receivedAt) and the policy's rate.
+
+/**
+ * The tokens a bucket refills in `elapsedMs` at the policy's rate, fractions included (D-RATE-LIMIT:
+ * a continuous refill of `refillPerSecond` tokens a second).
+ */
+export function refillDuring(elapsedMs: number, policy: Pick<Policy, 'refillPerSecond'>): number {
+  return (elapsedMs / 1000) * policy.refillPerSecond;
+}
+
+/**
+ * The whole tokens a bucket can have gained in `elapsedMs`: floor(elapsed × rate) (D-RATE-LIMIT: every
+ * request takes a whole token). RATE-LIMIT-ONE-TOKEN-PER-REQUEST counts from the full bucket with it;
+ * RATE-LIMIT-PER-CALLER bounds what an exhausted caller (under one token) may hold after its next request.
+ */
+export function wholeRefills(elapsedMs: number, policy: Pick<Policy, 'refillPerSecond'>): number {
+  return Math.floor(refillDuring(elapsedMs, policy));
+}
+
+/**
+ * How much RateLimit-Remaining may rise from `earlier` to `later` beyond what the requests between
+ * them took (D-RATE-LIMIT: Remaining is the whole tokens left of a fractional bucket): the whole tokens
+ * refilled from `earlier`'s request leaving to `later`'s answer arriving, + 1 for a fraction held at
+ * the start that completes meanwhile. RATE-LIMIT-ONE-TOKEN-PER-REQUEST (two successive requests) and
+ * RATE-LIMIT-EVERY-ROUTE (the probes around the 404s and 405s).
+ */
+export function remainingRiseAllowance(earlier: HttpResponse, later: HttpResponse, policy: Pick<Policy, 'refillPerSecond'>): number {
+  return wholeRefills(later.receivedAt - earlier.sentAt, policy) + 1;
+}
+
+/**
+ * RATE-LIMIT-REFILL-RATE's tolerance on the measured refill rate: 15 %, 35 % when the rate is estimated
+ * from the headers (D-SUITE-TRUST: a slow machine must not fail a correct bucket).
+ */
+function refillRateTolerance(policy: Pick<Policy, 'estimated'>): number {
+  return policy.estimated ? 0.35 : 0.15;
+}
+
+/**
+ * RATE-LIMIT-REFILL-RATE: what a bucket that answered `rejected` (a 429: under one token) admits of a
+ * burst that started at `burstStart` and whose last admission was decided by `burstEnd` (`decidedBy`).
+ * At least what refilled from the 429's answer to the burst's start, less the rate tolerance and 1 for
+ * the whole-token edge; at most what refilled from the 429's request to the burst's last decision,
+ * more the rate tolerance, + 1 for the fraction the 429 left, rounded up.
+ */
+export function refillRateBounds(
+  rejected: HttpResponse,
+  burstStart: number,
+  burstEnd: number,
+  policy: Pick<Policy, 'refillPerSecond' | 'estimated'>,
+): { low: number; high: number } {
+  const tolerance = refillRateTolerance(policy);
+  return {
+    low: Math.floor(refillDuring(burstStart - rejected.receivedAt, policy) * (1 - tolerance)) - 1,
+    high: Math.ceil(1 + refillDuring(burstEnd - rejected.sentAt, policy) * (1 + tolerance)),
+  };
+}
+
+/**
+ * RATE-LIMIT-HEADER-RESET on an empty bucket (D-RATE-LIMIT: RateLimit-Reset is the seconds until the
+ * bucket is full again, rounded up): it refills in `full` = capacity / rate seconds; Reset is at most
+ * that rounded up + 1 s of slack, and at least 90 % of it (50 % when the rate is estimated from the headers).
+ */
+export function emptyBucketReset(policy: Pick<Policy, 'capacity' | 'refillPerSecond' | 'estimated'>): { full: number; most: number; least: number } {
+  const full = policy.capacity / policy.refillPerSecond;
+  return { full, most: Math.ceil(full) + 1, least: Math.floor(full * (policy.estimated ? 0.5 : 0.9)) };
+}
+
+/**
+ * The seconds one token takes to refill, rounded up as Retry-After is (D-RATE-LIMIT: Retry-After is the
+ * seconds until one token is available, rounded up): the most RATE-LIMIT-RETRY-AFTER allows a bucket's
+ * 429 to announce, and what RATE-LIMIT-RETRY-AFTER-HONEST's Retry-After must reach to be honest by construction.
+ */
+export function oneTokenSeconds(policy: Pick<Policy, 'refillPerSecond'>): number {
+  return Math.ceil(1 / policy.refillPerSecond);
+}
+
 /**
  * The tokens (free queue slots) a caller holds right after the decision of `announcement`, from its
  * own headers (D-RATE-LIMIT): `RateLimit-Remaining` r means [r, r + 1); `RateLimit-Reset` s seconds
