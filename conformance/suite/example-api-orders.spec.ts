@@ -13,6 +13,7 @@ import { allPages, itemsOf } from '../support/collection.ts';
 import { selfPath, userOrdersPath } from '../support/example-api.ts';
 import { mustLink, statusOf } from '../support/orders.ts';
 import type { Orders } from '../support/orders.ts';
+import { skipCheck } from '../support/skip.ts';
 
 test('an order has a number id, a string status, a number total and _links', req('ORDER-SHAPE', '@example-api'), async ({ orders }) => {
   const order = await orders.create();
@@ -181,7 +182,7 @@ test('order actions are sub-resources of the order', req('URL-ACTION-SUBRESOURCE
   const order = await orders.create();
   const self = target.pathOf(mustLink(order, 'self').href);
   const actions = ['cancel', 'pay'].map((rel) => target.pathOf(mustLink(order, rel).href));
-  test.skip(!actions.every((a) => a.startsWith(`${self}/`)), 'feature not implemented (MAY): the actions live elsewhere');
+  if (!actions.every((a) => a.startsWith(`${self}/`))) skipCheck('feature not implemented (MAY): the actions live elsewhere');
   for (const action of actions) expect(action.slice(self.length + 1)).toMatch(/^[a-z-]+$/);
 });
 

@@ -3,7 +3,7 @@
  * provoke from the profile: media type, members and types, status, instance, one envelope.
  */
 import { STATUS_CODES } from 'node:http';
-import { test, expect, faultInjectionOf, NO_FAULT_INJECTION, orSkip } from '../fixtures.ts';
+import { test, expect, faultInjectionOf, NO_FAULT_INJECTION } from '../fixtures.ts';
 import { req } from '../support/requirement.ts';
 import { PROBLEM_TYPE_BASE } from '../../spec/problem-types.ts';
 import { getValidator } from '../../spec/schemas.ts';
@@ -14,6 +14,7 @@ import type { Provocation } from '../support/provocations.ts';
 import type { HttpResponse } from '../support/http.ts';
 import type { Target } from '../support/target.ts';
 import { freshKey, keyed, secondWhileSlow } from '../support/idempotency.ts';
+import { skipCheck } from '../support/skip.ts';
 
 /** What `issue` finds wrong with each error provoked from the profile, one line each, named by its provocation. */
 async function provokedIssues(target: Target, issue: (response: HttpResponse, provocation: Provocation) => string | undefined): Promise<string[]> {
@@ -93,7 +94,8 @@ test(
       expect(response.status, `${provocation.name} is a client error: ${describe(response)}`).toBeLessThan(500);
     }
     // Only now, so that a client error answered as a 5xx fails the check even without fault injection.
-    const fault = orSkip(faultInjectionOf(target.profile), NO_FAULT_INJECTION);
+    const fault = faultInjectionOf(target.profile);
+    if (fault === undefined) skipCheck(NO_FAULT_INJECTION);
     const failed = await target.client.get(fault.path, { headers: { [fault.header]: '500' } });
     expect(failed.status, describe(failed)).toBe(500);
     const again = await target.client.get(fault.path);
@@ -140,7 +142,7 @@ test('plain status errors use type about:blank with the reason phrase as title',
 test('typed problems use the decided type URIs', req('PROBLEM-TYPE-CATALOGUE', '@generic'), async ({ target, profile }) => {
   const invalid = profile.collections.find((c) => c.invalid && c.methods.includes('POST'));
   const idem = profile.idempotency;
-  test.skip(!invalid && !idem, 'the profile gives neither an invalid body (collections[].invalid) nor an idempotent endpoint (idempotency)');
+  if (!invalid && !idem) skipCheck('the profile gives neither an invalid body (collections[].invalid) nor an idempotent endpoint (idempotency)');
   if (invalid?.invalid) {
     const response = await target.client.post(invalid.path, invalid.invalid.body);
     expect((response.json as { type?: unknown }).type, describe(response)).toBe(`${PROBLEM_TYPE_BASE}validation-error`);
@@ -157,17 +159,18 @@ test('typed problems use the decided type URIs', req('PROBLEM-TYPE-CATALOGUE', '
       // IDEMPOTENCY-IN-FLIGHT-409 (SHOULD) asks that a 409 comes at all; this checks only its type.
       const slowFault = { header: fault.header, slowValue: fault.slowValue };
       const during = await secondWhileSlow(target.client, idem.path, fillTemplate(idem.body), slowFault);
-      test.skip(during.status !== 409, `no request was caught in flight in 3 tries: ${describe(during)}`);
+      if (during.status !== 409) skipCheck(`no request was caught in flight in 3 tries: ${describe(during)}`);
       expect((during.json as { type?: unknown }).type, describe(during)).toBe(`${PROBLEM_TYPE_BASE}idempotency-key-in-flight`);
     }
   }
 });
 
 test('extension members add context without changing the standard members', req('PROBLEM-EXTENSION-MEMBERS', '@generic'), async ({ target, profile }) => {
-  const invalid = orSkip(profile.collections.find((c) => c.invalid && c.methods.includes('POST')), 'the profile gives no invalid body (collections[].invalid)');
+  const invalid = profile.collections.find((c) => c.invalid && c.methods.includes('POST'));
+  if (invalid === undefined) skipCheck('the profile gives no invalid body (collections[].invalid)');
   const response = await target.client.post(invalid.path, invalid.invalid?.body);
   const extensions = Object.keys(response.json as object).filter((k) => !['type', 'title', 'status', 'detail', 'instance'].includes(k));
-  test.skip(extensions.length === 0, 'feature not used (MAY): the 422 carries no extension member');
+  if (extensions.length === 0) skipCheck('feature not used (MAY): the 422 carries no extension member');
   expect(problemIssues(response)).toEqual([]);
   expect(getValidator('validation-problem')(response.json), describe(response)).toBe(true);
 });

@@ -30,6 +30,7 @@ import type { Target } from '../support/target.ts';
 import type { Admissions, Bucket, Policy } from '../support/rate-limit.ts';
 import { expect, noToken, test } from '../support/rate-limit-fixtures.ts';
 import { fillTemplate, uniqueValue } from '../support/template.ts';
+import { skipCheck } from '../support/skip.ts';
 
 const leakyDeclared = 'the profile declares rateLimit.algorithm "leaky-bucket": this is a rule of the token bucket';
 /** The skip of a bucket's own rule for a declared window (RATE-LIMIT-REFERENCE-ALGORITHM reports the algorithm once). */
@@ -38,7 +39,7 @@ const windowDeclared = (policy: Policy): string =>
 
 /** Capacity + 5 requests at once on the caller's full bucket, judged by fullBurst (skipped when the capacity is too large to burst). */
 async function burstOnFullBucket(bucket: Bucket, policy: Policy): Promise<Awaited<ReturnType<typeof fullBurst>>> {
-  test.skip(policy.capacity > 1000, `a capacity of ${policy.capacity} is too large to burst in a test`);
+  if (policy.capacity > 1000) skipCheck(`a capacity of ${policy.capacity} is too large to burst in a test`);
   return fullBurst(policy, () => bucket.waitFull(), () => bucket.burst(policy.capacity + 5));
 }
 
@@ -54,7 +55,7 @@ test('every response of a limited route carries the three RateLimit headers', re
   const responses = (await provokeAll(target)).map((r) => r.response);
   for (const c of target.profile.collections.filter((c) => c.methods.includes('GET'))) responses.push(await target.client.get(c.path));
   const other = responses.map(otherRateLimitFields).find((o) => o !== undefined);
-  test.skip(other !== undefined, `${other ?? ''} (reported once, by RATE-LIMIT-HEADER-LIMIT)`);
+  if (other !== undefined) skipCheck(`${other} (reported once, by RATE-LIMIT-HEADER-LIMIT)`);
   for (const response of responses) {
     const h = rateHeaders(response);
     expect([h.limit, h.remaining, h.reset].every((v) => v !== undefined && Number.isInteger(v)), describe(response)).toBe(true);
@@ -78,7 +79,7 @@ test(
       expect(reset ?? Number.NaN, `an empty bucket refills in about ${full} s, not a timestamp`).toBeLessThanOrEqual(most);
       expect(reset ?? Number.NaN).toBeGreaterThanOrEqual(least);
     }
-    test.skip((reset ?? 0) > 30, 'the bucket takes longer than 30 s to refill');
+    if ((reset ?? 0) > 30) skipCheck('the bucket takes longer than 30 s to refill');
     // 50 ms after the announced moment: timer slack, and the probe must arrive after it.
     await delay(rejected.receivedAt + (reset ?? 0) * 1000 + 50 - performance.now());
     const next = await bucket.probe();
@@ -88,9 +89,9 @@ test(
 );
 
 test('after a burst, requests are admitted at the steady refill rate', req('RATE-LIMIT-REFILL-RATE', '@rate-limit'), async ({ bucket, policy }) => {
-  test.skip(isWindow(policy.algorithm), windowDeclared(policy));
+  if (isWindow(policy.algorithm)) skipCheck(windowDeclared(policy));
   const window = Math.min(2.5, (policy.capacity * 0.6) / policy.refillPerSecond);
-  test.skip(policy.refillPerSecond * window < 3, 'the refill is too slow to measure within 2.5 seconds');
+  if (policy.refillPerSecond * window < 3) skipCheck('the refill is too slow to measure within 2.5 seconds');
   const rejected = await bucket.rejected(policy.capacity);
   await delay(rejected.receivedAt + window * 1000 - performance.now());
   const burstStart = performance.now();
@@ -104,7 +105,7 @@ test('after a burst, requests are admitted at the steady refill rate', req('RATE
   expect(got).toBeLessThanOrEqual(high);
   // A machine that stalled past the full refill leaves nothing to measure: the bucket was full again.
   const late = `inconclusive: the burst started ${waited.toFixed(2)} s after the 429 instead of ${window} s, when the bucket was full again (admitted ${got})`;
-  test.skip(low >= policy.capacity, late);
+  if (low >= policy.capacity) skipCheck(late);
   expect(got, `admitted after ${waited.toFixed(2)} s at ${rate}/s (expected ${low}…${high})`).toBeGreaterThanOrEqual(Math.max(low, 1));
 });
 
@@ -114,13 +115,13 @@ test(
   'a full bucket admits a burst of RateLimit-Limit requests, then answers 429',
   req('RATE-LIMIT-BURST-CAPACITY', '@rate-limit'),
   async ({ bucket, policy }) => {
-    test.skip(policy.algorithm === 'leaky-bucket', leakyDeclared);
+    if (policy.algorithm === 'leaky-bucket') skipCheck(leakyDeclared);
     const judged = await burstOnFullBucket(bucket, policy);
     expect(rateHeaders(judged.responses[0] as HttpResponse).limit, 'RateLimit-Limit is the capacity').toBe(policy.capacity);
     expect(judged.admitted, `a full bucket admits its capacity: ${judgement(judged)}`).toBeGreaterThanOrEqual(judged.low);
     expect(judged.admitted, judgement(judged)).toBeLessThanOrEqual(judged.high);
     expect(judged.responses.some((r) => r.status === 429), 'the requests beyond the burst are 429').toBe(true);
-    test.skip(!judged.conclusive, inconclusive(judged, policy));
+    if (!judged.conclusive) skipCheck(inconclusive(judged, policy));
   },
 );
 
@@ -132,7 +133,7 @@ test(
     if (!burstBucket.slowRefill) {
       const judged = await burstOnFullBucket(bucket, policy);
       expect(judged.admitted, `a burst on a full bucket: ${judgement(judged)}`).toBeLessThanOrEqual(judged.high);
-      test.skip(!judged.conclusive, inconclusive(judged, policy));
+      if (!judged.conclusive) skipCheck(inconclusive(judged, policy));
       return;
     }
     // Exact: at a slow refill the caller's RateLimit-Remaining and RateLimit-Reset give its tokens to a
@@ -147,7 +148,7 @@ test(
       expect(judged.admitted, `after ${describe(announcement)}\n${what}`).toBeLessThanOrEqual(judged.high);
       if (judged.conclusive) return;
     }
-    test.skip(true, judged ? inconclusive(judged, policy) : 'no burst was sent');
+    skipCheck(judged ? inconclusive(judged, policy) : 'no burst was sent');
   },
 );
 
@@ -184,7 +185,7 @@ test('each admitted request lowers RateLimit-Remaining by one', req('RATE-LIMIT-
 });
 
 test('unknown paths and errors count against the caller too', req('RATE-LIMIT-EVERY-ROUTE', '@rate-limit'), async ({ profile, bucket, policy }) => {
-  test.skip(policy.refillPerSecond > 50, 'the refill is too fast to see single requests in RateLimit-Remaining');
+  if (policy.refillPerSecond > 50) skipCheck('the refill is too fast to see single requests in RateLimit-Remaining');
   let start = await bucket.probe();
   if ((rateHeaders(start).remaining ?? 0) < 6) {
     await bucket.waitFull();
@@ -202,7 +203,7 @@ test('unknown paths and errors count against the caller too', req('RATE-LIMIT-EV
   }
   const end = await bucket.probe();
   const spent = (rateHeaders(start).remaining ?? 0) - (rateHeaders(end).remaining ?? 0);
-  test.skip(isWindow(policy.algorithm) && spent < 0, 'inconclusive: the window ended during the check');
+  if (isWindow(policy.algorithm) && spent < 0) skipCheck('inconclusive: the window ended during the check');
   // Remaining shows whole tokens of a fractional bucket: over the interval it can gain floor(interval × rate) + 1.
   const refill = remainingRiseAllowance(start, end, policy);
   const counted = errors.length + 1;
@@ -216,14 +217,14 @@ test(
   async ({ sharedBuckets }) => {
     const { buckets, policy } = sharedBuckets;
     const [first] = buckets as [Bucket, ...Bucket[]];
-    test.skip(policy.capacity > 1000, `a capacity of ${policy.capacity} is too large to burst in a test`);
+    if (policy.capacity > 1000) skipCheck(`a capacity of ${policy.capacity} is too large to burst in a test`);
     const total = policy.capacity * 2;
     const spread = (): Promise<HttpResponse[]> => Promise.all(Array.from({ length: total }, (_, i) => (buckets[i % buckets.length] as Bucket).probe()));
     const judged = await fullBurst(policy, () => first.waitFull(), spread);
     const what = judgement(judged, ` across ${buckets.length} instances`);
     expect(judged.admitted, what).toBeGreaterThanOrEqual(Math.min(judged.low, policy.capacity));
     expect(judged.admitted, what).toBeLessThanOrEqual(judged.high);
-    test.skip(!judged.conclusive, inconclusive(judged, policy));
+    if (!judged.conclusive) skipCheck(inconclusive(judged, policy));
   },
 );
 
@@ -287,12 +288,12 @@ test(
         await bucket.rejected(profile.rateLimit?.capacity);
         if ((await bucket.probe()).status === 429) return;
       }
-      test.skip(true, admittedEachTime);
+      skipCheck(admittedEachTime);
     }
     // A rejected keyed request must not have run: its own body with its key later finds no 2xx result.
     const after = await keyAfter429({ target, profile, limitedToken, bucket });
-    test.skip(after.fate === 'admitted', admittedEachTime);
-    test.skip(after.fate === 'limited', after.fate === 'limited' ? `${STILL_LIMITED}: ${describe(after.later)}` : '');
+    if (after.fate === 'admitted') skipCheck(admittedEachTime);
+    if (after.fate === 'limited') skipCheck(`${STILL_LIMITED}: ${describe(after.later)}`);
     if (after.fate === 'processed')
       expect(after.later.status, `the request answered 429 was processed: its body with its key now gets its result: ${describe(after.later)}`).toBe(429);
   },
@@ -302,12 +303,12 @@ test(
   'a 429 is not stored under the Idempotency-Key: the retry the client is told to make runs the request',
   req('IDEMPOTENCY-429-NOT-STORED', '@idempotency', '@rate-limit'),
   async ({ target, profile, limitedToken, bucket }) => {
-    test.skip(!profile.idempotency, 'the profile names no idempotent endpoint (idempotency)');
+    if (!profile.idempotency) skipCheck('the profile names no idempotent endpoint (idempotency)');
     const after = await keyAfter429({ target, profile, limitedToken, bucket });
-    test.skip(after.fate === 'admitted', admittedEachTime);
+    if (after.fate === 'admitted') skipCheck(admittedEachTime);
     // One defect, one finding: a 429 whose work was done is RATE-LIMIT-429's.
-    test.skip(after.fate === 'processed', 'the request answered 429 was processed (RATE-LIMIT-429 reports it)');
-    test.skip(after.fate === 'limited', after.fate === 'limited' ? `${STILL_LIMITED}: ${describe(after.later)}` : '');
+    if (after.fate === 'processed') skipCheck('the request answered 429 was processed (RATE-LIMIT-429 reports it)');
+    if (after.fate === 'limited') skipCheck(`${STILL_LIMITED}: ${describe(after.later)}`);
     if (after.fate === 'stored-429')
       expect(after.later.status, `the key of a request answered 429 is still taken after Retry-After: ${describe(after.later)}`).toBeLessThan(300);
   },
@@ -446,7 +447,7 @@ test(
   'the limiter is the document\'s token bucket, or the leaky bucket it names as the alternative',
   req('RATE-LIMIT-REFERENCE-ALGORITHM', '@rate-limit'),
   async ({ profile, tokenPool }) => {
-    test.skip(tokenPool.tokens.length === 0, noToken);
+    if (tokenPool.tokens.length === 0) skipCheck(noToken);
     // Every rule that holds for all algorithms is a MUST of its own; this is the one place a declared window is reported (D-SUITE-TRUST).
     const algorithm = profile.rateLimit?.algorithm ?? 'token-bucket';
     const what = `the profile declares rateLimit.algorithm "${algorithm}": document section 8.3 gives the token bucket as the reference, 8.4 the leaky bucket`;
