@@ -5,7 +5,7 @@
  */
 import { test, expect } from '../fixtures.ts';
 import { req } from '../support/requirement.ts';
-import { describe, problemIssues } from '../support/problem.ts';
+import { exchangeText, problemIssues } from '../support/problem.ts';
 import { fillTemplate } from '../support/template.ts';
 import type { Target } from '../support/target.ts';
 import type { HttpResponse } from '../support/http.ts';
@@ -51,8 +51,8 @@ test('every method a path does not allow is a 405 problem', req('METHOD-NOT-ALLO
   if (answers.length === 0) skipCheck('every path of the profile allows every standard method (collections[].methods, .itemMethods)');
   for (const { path, method, response } of answers) {
     if (implicitMethod(method, path.allowed) && response.status < 400) continue; // D-METHODS-IMPLICIT
-    expect(response.status, describe(response)).toBe(405);
-    if (method !== 'HEAD') expect(problemIssues(response), describe(response)).toEqual([]);
+    expect(response.status, exchangeText(response)).toBe(405);
+    if (method !== 'HEAD') expect(problemIssues(response), exchangeText(response)).toEqual([]);
   }
 });
 
@@ -61,7 +61,7 @@ test('every 405 lists exactly the allowed methods in Allow', req('METHOD-ALLOW-H
   if (answers.length === 0) skipCheck('every path of the profile allows every standard method (collections[].methods, .itemMethods)');
   for (const { path, response } of answers.filter((a) => a.response.status === 405)) {
     const allow = explicitAllow(allowSet(response.headers.allow), path.allowed); // D-METHODS-IMPLICIT
-    expect(allow, describe(response)).toEqual([...path.allowed].sort());
+    expect(allow, exchangeText(response)).toEqual([...path.allowed].sort());
   }
   expect(answers.some((a) => a.response.status === 405), 'at least one 405 was answered').toBe(true);
 });
@@ -71,15 +71,15 @@ test('an unknown method on a known path is a 405 with Allow', req('METHOD-UNKNOW
   if (collection === undefined) skipCheck('the profile lists no collection: add one to `collections`');
   const response = await target.client.request('BREW', collection.path);
   if (response.status === 501) skipCheck('the target answers 501 to unknown methods (RFC 9110 allows it; 405 is a MAY feature)');
-  expect(response.status, describe(response)).toBe(405);
+  expect(response.status, exchangeText(response)).toBe(405);
   expect(allowSet(response.headers.allow)).toEqual([...collection.methods].sort());
 });
 
 test('OPTIONS on every path lists the allowed methods', req('METHOD-OPTIONS-ALLOW', '@generic'), async ({ target }) => {
   for (const path of await pathsUnderTest(target)) {
     const response = await target.client.request('OPTIONS', path.path);
-    expect(response.status, describe(response)).toBe(204);
-    expect(allowSet(response.headers.allow), describe(response)).toEqual([...path.allowed].sort());
+    expect(response.status, exchangeText(response)).toBe(204);
+    expect(allowSet(response.headers.allow), exchangeText(response)).toEqual([...path.allowed].sort());
   }
 });
 
@@ -87,7 +87,7 @@ test('HEAD answers the status and headers of GET without a body', req('METHOD-HE
   for (const path of (await pathsUnderTest(target)).filter((p) => p.allowed.includes('GET'))) {
     const get = await target.client.get(path.path);
     const head = await target.client.request('HEAD', path.path);
-    expect(head.status, describe(head)).toBe(get.status);
+    expect(head.status, exchangeText(head)).toBe(get.status);
     expect(head.text).toBe('');
     expect(head.headers['content-type']).toBe(get.headers['content-type']);
   }
@@ -101,7 +101,7 @@ test('repeating a GET returns the same representation', req('METHOD-GET-IDEMPOTE
   const responses = [];
   for (let i = 0; i < 3; i += 1) responses.push(await target.client.get(path));
   for (const response of responses) {
-    expect(response.status, describe(response)).toBe(200);
+    expect(response.status, exchangeText(response)).toBe(200);
     expect(response.json).toEqual(responses[0]?.json);
   }
 });
@@ -123,7 +123,7 @@ test('repeating the same PUT leaves the same state', req('METHOD-PUT-IDEMPOTENT'
   const states = [];
   for (let i = 0; i < 3; i += 1) {
     const put = await target.client.put(path, replacement);
-    expect(put.status, describe(put)).toBeLessThan(300);
+    expect(put.status, exchangeText(put)).toBeLessThan(300);
     const read = await target.client.get(path);
     expect(read.json).toEqual(expect.objectContaining(replacement));
     states.push(withoutServerMaintained(read.json));
@@ -136,13 +136,13 @@ test('repeating a DELETE leaves the item gone', req('METHOD-DELETE-IDEMPOTENT', 
   const collection = target.collectionsWithItems().find((c) => c.create && c.itemMethods.includes('DELETE') && c.methods.includes('POST'));
   if (collection === undefined) skipCheck('no collection of the profile can create and delete items (collections[].create, .itemMethods)');
   const created = await target.create(collection);
-  expect(succeeded(created.response), describe(created.response)).toBe(true);
+  expect(succeeded(created.response), exchangeText(created.response)).toBe(true);
   const path = target.itemOf(created);
   const first = await target.client.delete(path);
-  expect(first.status, describe(first)).toBeLessThan(300);
+  expect(first.status, exchangeText(first)).toBeLessThan(300);
   expect((await target.client.get(path)).status).toBe(404);
   const second = await target.client.delete(path);
-  expect([200, 202, 204, 404], describe(second)).toContain(second.status);
+  expect([200, 202, 204, 404], exchangeText(second)).toContain(second.status);
   expect((await target.client.get(path)).status).toBe(404);
 });
 
@@ -154,8 +154,8 @@ test('a POST without a key creates a new resource each time', req('METHOD-POST-N
   const sameBody = idem ? fillTemplate(idem.body) : undefined;
   const first = await target.client.post(path, sameBody ?? fillTemplate(collection?.create));
   const second = await target.client.post(path, sameBody ?? fillTemplate(collection?.create));
-  expect(succeeded(first), describe(first)).toBe(true);
-  expect(succeeded(second), describe(second)).toBe(true);
+  expect(succeeded(first), exchangeText(first)).toBe(true);
+  expect(succeeded(second), exchangeText(second)).toBe(true);
   const itemPath = (idem ? target.profile.collections.find((c) => c.path === idem.path) : collection)?.itemPath;
   const a = target.createdPath(first, itemPath);
   const b = target.createdPath(second, itemPath);

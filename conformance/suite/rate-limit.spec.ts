@@ -8,7 +8,7 @@
 import { req } from '../support/requirement.ts';
 import { delay } from '../support/http.ts';
 import type { HttpResponse } from '../support/http.ts';
-import { describe, problemIssues } from '../support/problem.ts';
+import { exchangeText, problemIssues } from '../support/problem.ts';
 import { provokeAll } from '../support/provocations.ts';
 import {
   admissions,
@@ -58,7 +58,7 @@ test('every response of a limited route carries the three RateLimit headers', re
   if (other !== undefined) skipCheck(`${other} (reported once, by RATE-LIMIT-HEADER-LIMIT)`);
   for (const response of responses) {
     const h = rateHeaders(response);
-    expect([h.limit, h.remaining, h.reset].every((v) => v !== undefined && Number.isInteger(v)), describe(response)).toBe(true);
+    expect([h.limit, h.remaining, h.reset].every((v) => v !== undefined && Number.isInteger(v)), exchangeText(response)).toBe(true);
   }
 });
 
@@ -68,11 +68,11 @@ test(
   async ({ bucket, policy }) => {
     const rejected = await bucket.rejected(policy.capacity);
     const { reset, limit } = rateHeaders(rejected);
-    expect(Number.isInteger(reset), `RateLimit-Reset is an integer: ${describe(rejected)}`).toBe(true);
+    expect(Number.isInteger(reset), `RateLimit-Reset is an integer: ${exchangeText(rejected)}`).toBe(true);
     if (policy.windowSeconds !== undefined) {
       // A window: the true seconds to its end, rounded up, so at most the window's length (+1 s of rounding).
       const most = Math.ceil(policy.windowSeconds) + 1;
-      expect(reset ?? Number.NaN, `at most the ${policy.windowSeconds} s window, not a timestamp: ${describe(rejected)}`).toBeLessThanOrEqual(most);
+      expect(reset ?? Number.NaN, `at most the ${policy.windowSeconds} s window, not a timestamp: ${exchangeText(rejected)}`).toBeLessThanOrEqual(most);
     } else {
       // An empty bucket refills in capacity / rate seconds: Reset is that, rounded up, within emptyBucketReset's slack.
       const { full, most, least } = emptyBucketReset(policy);
@@ -83,8 +83,8 @@ test(
     // 50 ms after the announced moment: timer slack, and the probe must arrive after it.
     await delay(rejected.receivedAt + (reset ?? 0) * 1000 + 50 - performance.now());
     const next = await bucket.probe();
-    expect(next.status, describe(next)).not.toBe(429);
-    expect(rateHeaders(next).remaining, `after RateLimit-Reset seconds the bucket is full again: ${describe(next)}`).toBe((limit ?? 0) - 1);
+    expect(next.status, exchangeText(next)).not.toBe(429);
+    expect(rateHeaders(next).remaining, `after RateLimit-Reset seconds the bucket is full again: ${exchangeText(next)}`).toBe((limit ?? 0) - 1);
   },
 );
 
@@ -145,7 +145,7 @@ test(
       const burst = await bucket.burst(Math.min(policy.capacity, remaining) + 3);
       judged = admissions(announcement, burst, policy);
       const what = `a burst of ${burst.length} in ${judged.window.toFixed(2)} s: admitted ${judged.admitted}, the headers allowed at most ${judged.high}`;
-      expect(judged.admitted, `after ${describe(announcement)}\n${what}`).toBeLessThanOrEqual(judged.high);
+      expect(judged.admitted, `after ${exchangeText(announcement)}\n${what}`).toBeLessThanOrEqual(judged.high);
       if (judged.conclusive) return;
     }
     skipCheck(judged ? inconclusive(judged, policy) : 'no burst was sent');
@@ -157,7 +157,7 @@ test('each admitted request lowers RateLimit-Remaining by one', req('RATE-LIMIT-
   const responses: HttpResponse[] = [];
   for (let i = 0; i < Math.min(Math.ceil(policy.capacity / 2), 30); i += 1) responses.push(await bucket.probe());
   const first = responses[0] as HttpResponse;
-  expect(rateHeaders(first).remaining, `the first request from a full bucket: ${describe(first)}`).toBe(policy.capacity - 1);
+  expect(rateHeaders(first).remaining, `the first request from a full bucket: ${exchangeText(first)}`).toBe(policy.capacity - 1);
   for (let i = 1; i < responses.length; i += 1) {
     const previous = responses[i - 1] as HttpResponse;
     const current = responses[i] as HttpResponse;
@@ -166,20 +166,20 @@ test('each admitted request lowers RateLimit-Remaining by one', req('RATE-LIMIT-
     const refill = remainingRiseAllowance(previous, current, policy);
     const before = rateHeaders(previous).remaining ?? Number.NaN;
     const after = rateHeaders(current).remaining ?? Number.NaN;
-    expect(after, `request ${i + 1}: ${describe(current)}`).toBeGreaterThanOrEqual(before - 1);
+    expect(after, `request ${i + 1}: ${exchangeText(current)}`).toBeGreaterThanOrEqual(before - 1);
     if (isWindow(policy.algorithm)) {
       // A window: one less per request; when a fixed window ends the next starts at limit − 1, a sliding
       // window frees earlier requests' slots, never beyond limit − 1.
       if (after !== before - 1) {
-        expect(after, `request ${i + 1}, after a window's end: ${describe(current)}`).toBeLessThanOrEqual(policy.capacity - 1);
-        if (policy.algorithm === 'fixed-window') expect(after, `request ${i + 1}: a new fixed window: ${describe(current)}`).toBe(policy.capacity - 1);
+        expect(after, `request ${i + 1}, after a window's end: ${exchangeText(current)}`).toBeLessThanOrEqual(policy.capacity - 1);
+        if (policy.algorithm === 'fixed-window') expect(after, `request ${i + 1}: a new fixed window: ${exchangeText(current)}`).toBe(policy.capacity - 1);
       }
       continue;
     }
-    expect(after, `request ${i + 1} (refill allowance ${refill}): ${describe(current)}`).toBeLessThanOrEqual(before - 1 + refill);
+    expect(after, `request ${i + 1} (refill allowance ${refill}): ${exchangeText(current)}`).toBeLessThanOrEqual(before - 1 + refill);
     // From the full bucket the count is exact: after k requests at most capacity − k + floor(refill since the first).
     const since = wholeRefills(current.receivedAt - first.sentAt, policy);
-    const what = `request ${i + 1}, counted from the full bucket (refill since ${since}): ${describe(current)}`;
+    const what = `request ${i + 1}, counted from the full bucket (refill since ${since}): ${exchangeText(current)}`;
     expect(after, what).toBeLessThanOrEqual(policy.capacity - (i + 1) + since);
   }
 });
@@ -195,7 +195,7 @@ test('unknown paths and errors count against the caller too', req('RATE-LIMIT-EV
   const errors: HttpResponse[] = [];
   for (let i = 0; i < 2; i += 1) {
     const notFound = await bucket.client.get(`/hac-no-such-route-${uniqueValue()}`);
-    expect(notFound.status, describe(notFound)).toBe(404);
+    expect(notFound.status, exchangeText(notFound)).toBe(404);
     errors.push(notFound);
     // A standard method the path does not allow (a 405): a method nobody knows may be refused by the HTTP parser before any limiter (D-SUITE-TRUST).
     const disallowed = ['PATCH', 'PUT', 'DELETE', 'POST'].find((m) => !first?.methods.includes(m));
@@ -248,7 +248,7 @@ async function keyAfter429(
     const rejected = await bucket.client.post(idem.path, body, { headers: { 'idempotency-key': key } });
     if (rejected.status !== 429) {
       const since = ((rejected.sentAt - exhausted.receivedAt) / 1000).toFixed(2);
-      expect(rejected.status, `admitted only when a token refilled since the 429 (${since} s): ${describe(rejected)}`).toBeLessThan(300);
+      expect(rejected.status, `admitted only when a token refilled since the 429 (${since} s): ${exchangeText(rejected)}`).toBeLessThan(300);
       continue;
     }
     // The caller waits out the 429's Retry-After (at least 1 s: a rounded-down 0 is RATE-LIMIT-RETRY-AFTER-HONEST's
@@ -293,9 +293,9 @@ test(
     // A rejected keyed request must not have run: its own body with its key later finds no 2xx result.
     const after = await keyAfter429({ target, profile, limitedToken, bucket });
     if (after.fate === 'admitted') skipCheck(admittedEachTime);
-    if (after.fate === 'limited') skipCheck(`${STILL_LIMITED}: ${describe(after.later)}`);
+    if (after.fate === 'limited') skipCheck(`${STILL_LIMITED}: ${exchangeText(after.later)}`);
     if (after.fate === 'processed')
-      expect(after.later.status, `the request answered 429 was processed: its body with its key now gets its result: ${describe(after.later)}`).toBe(429);
+      expect(after.later.status, `the request answered 429 was processed: its body with its key now gets its result: ${exchangeText(after.later)}`).toBe(429);
   },
 );
 
@@ -308,9 +308,9 @@ test(
     if (after.fate === 'admitted') skipCheck(admittedEachTime);
     // One defect, one finding: a 429 whose work was done is RATE-LIMIT-429's.
     if (after.fate === 'processed') skipCheck('the request answered 429 was processed (RATE-LIMIT-429 reports it)');
-    if (after.fate === 'limited') skipCheck(`${STILL_LIMITED}: ${describe(after.later)}`);
+    if (after.fate === 'limited') skipCheck(`${STILL_LIMITED}: ${exchangeText(after.later)}`);
     if (after.fate === 'stored-429')
-      expect(after.later.status, `the key of a request answered 429 is still taken after Retry-After: ${describe(after.later)}`).toBeLessThan(300);
+      expect(after.later.status, `the key of a request answered 429 is still taken after Retry-After: ${exchangeText(after.later)}`).toBeLessThan(300);
   },
 );
 
@@ -324,9 +324,9 @@ test('a 429 carries RateLimit-Limit, the capacity', req('RATE-LIMIT-HEADER-LIMIT
   const rejected = await bucket.rejected(profile.rateLimit?.capacity);
   // One finding for a target sending other rate-limit fields, naming the draft and the fix (D-SUITE-TRUST).
   const other = otherRateLimitFields(rejected);
-  expect(other === undefined, `${other ?? ''}\n${describe(rejected)}`).toBe(true);
+  expect(other === undefined, `${other ?? ''}\n${exchangeText(rejected)}`).toBe(true);
   const { limit } = rateHeaders(rejected);
-  expect(Number.isInteger(limit) && (limit ?? -1) >= 0, describe(rejected)).toBe(true);
+  expect(Number.isInteger(limit) && (limit ?? -1) >= 0, exchangeText(rejected)).toBe(true);
   if (profile.rateLimit) expect(limit).toBe(profile.rateLimit.capacity);
 });
 
@@ -336,7 +336,7 @@ test(
   async ({ profile, bucket }) => {
     const rejected = await bucket.rejected(profile.rateLimit?.capacity);
     const { limit, remaining } = rateHeaders(rejected);
-    expect(Number.isInteger(remaining) && (remaining ?? -1) >= 0, describe(rejected)).toBe(true);
+    expect(Number.isInteger(remaining) && (remaining ?? -1) >= 0, exchangeText(rejected)).toBe(true);
     expect(remaining ?? Number.NaN).toBeLessThanOrEqual(limit ?? Number.NaN);
     expect(remaining, 'nothing is left when a request is rejected').toBe(0);
   },
@@ -345,14 +345,14 @@ test(
 test('a 429 carries Retry-After in delta-seconds, at least 1', req('RATE-LIMIT-RETRY-AFTER', '@rate-limit'), async ({ profile, bucket, policy }) => {
   const rejected = await bucket.rejected(profile.rateLimit?.capacity);
   const { retryAfter } = rateHeaders(rejected);
-  expect(Number.isInteger(retryAfter), describe(rejected)).toBe(true);
+  expect(Number.isInteger(retryAfter), exchangeText(rejected)).toBe(true);
   expect(retryAfter ?? 0).toBeGreaterThanOrEqual(1);
   if (policy.windowSeconds !== undefined) {
     // A window admits again when it ends: no longer than the seconds to its end (its own RateLimit-Reset,
     // at most the window), +1 s for rounding up (D-SUITE-TRUST).
     const { reset } = rateHeaders(rejected);
     const toEnd = Math.min(Math.ceil(policy.windowSeconds), reset !== undefined && Number.isFinite(reset) ? reset : Number.POSITIVE_INFINITY);
-    const what = `no longer than the seconds to the window's end (${toEnd}) + 1: ${describe(rejected)}`;
+    const what = `no longer than the seconds to the window's end (${toEnd}) + 1: ${exchangeText(rejected)}`;
     expect(retryAfter ?? Number.POSITIVE_INFINITY, what).toBeLessThanOrEqual(toEnd + 1);
     return;
   }
@@ -374,10 +374,10 @@ test(
     for (let round = 1; round <= 3; round += 1) {
       const rejected = await bucket.rejected(profile.rateLimit?.capacity);
       const { retryAfter } = rateHeaders(rejected);
-      expect(Number.isInteger(retryAfter), describe(rejected)).toBe(true);
+      expect(Number.isInteger(retryAfter), exchangeText(rejected)).toBe(true);
       await delay(rejected.receivedAt + (retryAfter ?? 0) * 1000 + 20 - performance.now());
       const next = await bucket.probe();
-      expect(next.status, `round ${round}, after waiting Retry-After ${retryAfter} s: ${describe(next)}`).not.toBe(429);
+      expect(next.status, `round ${round}, after waiting Retry-After ${retryAfter} s: ${exchangeText(next)}`).not.toBe(429);
       if ((retryAfter ?? 0) >= oneToken) break;
     }
   },
@@ -390,7 +390,7 @@ test(
     const rejected = await bucket.rejected(profile.rateLimit?.capacity);
     const body = rejected.json as { type?: unknown; limit?: unknown; retryAfter?: unknown };
     const headers = rateHeaders(rejected);
-    expect(String(body.type), describe(rejected)).toMatch(/\/rate-limited$/);
+    expect(String(body.type), exchangeText(rejected)).toMatch(/\/rate-limited$/);
     expect(body.limit).toBe(headers.limit);
     expect(body.retryAfter).toBe(headers.retryAfter);
   },
@@ -408,7 +408,7 @@ test(
     const others = [profile.tokens.valid, profile.tokens.other].filter((t): t is string => t !== undefined);
     for (const token of others) {
       const response = await bucket.probe(target.as(token).raw());
-      expect(response.status, `${describe(response)}`).not.toBe(429);
+      expect(response.status, `${exchangeText(response)}`).not.toBe(429);
       expect(rateHeaders(response).remaining ?? 0, 'the other caller has its own bucket').toBeGreaterThan(0);
     }
     const still = await bucket.probe();
@@ -422,7 +422,7 @@ test(
     }
     if (still.status !== 429) {
       const remaining = rateHeaders(still).remaining;
-      expect(remaining, `RateLimit-Remaining on the exhausted caller: ${describe(still)}`).toBeDefined();
+      expect(remaining, `RateLimit-Remaining on the exhausted caller: ${exchangeText(still)}`).toBeDefined();
       expect(remaining as number, `the exhausted caller regained at most its own refill (${refilled})`).toBeLessThanOrEqual(refilled);
     }
   },
@@ -434,9 +434,9 @@ test(
   async ({ target, profile, bucket }) => {
     await bucket.exhaust(profile.rateLimit?.capacity);
     const unknown = await bucket.probe(target.as(`hac-unknown-${uniqueValue()}`).raw());
-    expect(unknown.status, `an unknown token is limited as its address, not as the exhausted token: ${describe(unknown)}`).toBe(401);
+    expect(unknown.status, `an unknown token is limited as its address, not as the exhausted token: ${exchangeText(unknown)}`).toBe(401);
     const anonymous = await bucket.probe(target.anonymous.raw());
-    expect(anonymous.status, describe(anonymous)).not.toBe(429);
+    expect(anonymous.status, exchangeText(anonymous)).not.toBe(429);
     expect(rateHeaders(anonymous).remaining ?? 0, 'the address has its own bucket').toBeGreaterThan(0);
   },
 );

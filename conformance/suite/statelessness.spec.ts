@@ -6,7 +6,7 @@
  */
 import { test, expect } from '../fixtures.ts';
 import { req } from '../support/requirement.ts';
-import { describe } from '../support/problem.ts';
+import { exchangeText } from '../support/problem.ts';
 import { fillTemplate } from '../support/template.ts';
 import { succeeded } from '../support/collection.ts';
 import { freshKey, keyed, NO_IDEMPOTENT_ENDPOINT } from '../support/idempotency.ts';
@@ -24,9 +24,9 @@ test(
     for (const [from, to] of [[a, b], [b, a]] as const) {
       for (const collection of collections) {
         const created = await from.create(collection);
-        expect(succeeded(created.response), describe(created.response)).toBe(true);
+        expect(succeeded(created.response), exchangeText(created.response)).toBe(true);
         const read = await to.client.get(from.itemOf(created));
-        expect(read.status, `created on ${from.baseUrl}, read on ${to.baseUrl}: ${describe(read)}`).toBe(200);
+        expect(read.status, `created on ${from.baseUrl}, read on ${to.baseUrl}: ${exchangeText(read)}`).toBe(200);
         expect(read.json).toEqual(created.response.json);
       }
     }
@@ -35,7 +35,7 @@ test(
       const created = await a.create(deletable);
       const path = a.itemOf(created);
       const removed = await b.client.delete(path);
-      expect(removed.status, describe(removed)).toBeLessThan(300);
+      expect(removed.status, exchangeText(removed)).toBeLessThan(300);
       expect((await a.client.get(path)).status, 'deleted on one, gone on the other').toBe(404);
     }
   },
@@ -49,7 +49,7 @@ async function replayAcross(instances: readonly Target[]): Promise<{ first: Http
   const body = fillTemplate(idem.body);
   const key = freshKey();
   const first = await a.client.post(idem.path, body, keyed(key));
-  expect(succeeded(first), describe(first)).toBe(true);
+  expect(succeeded(first), exchangeText(first)).toBe(true);
   const replay = await b.client.post(idem.path, body, keyed(key));
   return { first, replay, other: () => b.client.post(idem.path, fillTemplate(idem.otherBody), keyed(key)) };
 }
@@ -62,7 +62,7 @@ test(
     // every header (Location) and how a reused key is refused are IDEMPOTENCY-REPLAY's to report, not a
     // second failure here (D-SUITE-TRUST).
     const { first, replay } = await replayAcross(instances);
-    expect(replay.status, describe(replay)).toBe(first.status);
+    expect(replay.status, exchangeText(replay)).toBe(first.status);
     expect(replay.json).toEqual(first.json);
   },
 );
@@ -72,12 +72,12 @@ test(
   req('IDEMPOTENCY-REPLAY', '@multi-target', '@idempotency'),
   async ({ instances }) => {
     const { first, replay, other } = await replayAcross(instances);
-    expect(replay.status, describe(replay)).toBe(first.status);
+    expect(replay.status, exchangeText(replay)).toBe(first.status);
     expect(replay.json).toEqual(first.json);
     expect(replay.headers.location).toBe(first.headers.location);
     const mismatch = await other();
     // Any 4xx refusal (IDEMPOTENCY-KEY-REUSE-MISMATCH); the project's 422 is IDEMPOTENCY-REUSE-422's to ask.
-    expect(mismatch.status >= 400 && mismatch.status < 500, `the other instance knows the key's payload: ${describe(mismatch)}`).toBe(true);
+    expect(mismatch.status >= 400 && mismatch.status < 500, `the other instance knows the key's payload: ${exchangeText(mismatch)}`).toBe(true);
   },
 );
 
@@ -92,7 +92,7 @@ test(
     const instance = (i: number): Target => instances[i % instances.length] as Target;
     const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => instance(i).client.post(idem.path, body, keyed(key))));
     const successes = responses.filter((r) => r.status < 300);
-    for (const r of responses.filter((x) => x.status >= 300)) expect(r.status, describe(r)).toBe(409);
+    for (const r of responses.filter((x) => x.status >= 300)) expect(r.status, exchangeText(r)).toBe(409);
     expect(successes.length).toBeGreaterThanOrEqual(1);
     expect(new Set(successes.map((r) => JSON.stringify(r.json))).size, 'every instance answered the same result').toBe(1);
   },

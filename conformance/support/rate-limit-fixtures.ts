@@ -15,7 +15,7 @@ import type { HttpResponse } from './http.ts';
 import { test as suite } from '../fixtures.ts';
 import { isWindow, rateLimitPool } from '../target/profile.ts';
 import type { TargetProfile } from '../target/profile.ts';
-import { describe } from './problem.ts';
+import { exchangeText } from './problem.ts';
 import { Bucket, otherRateLimitFields, rateHeaders } from './rate-limit.ts';
 import type { Policy } from './rate-limit.ts';
 import { Target } from './target.ts';
@@ -100,7 +100,7 @@ async function policyOf(profile: TargetProfile, bucket: Bucket): Promise<Policy>
   }
   const rejected = await bucket.rejected();
   const { limit, reset } = rateHeaders(rejected);
-  if (!limit || !reset) throw new Error(`cannot read the policy from the headers: ${describe(rejected)}`);
+  if (!limit || !reset) throw new Error(`cannot read the policy from the headers: ${exchangeText(rejected)}`);
   return { capacity: limit, refillPerSecond: limit / reset, estimated: true, algorithm };
 }
 

@@ -6,7 +6,7 @@
 import { delay } from './http.ts';
 import type { HttpResponse } from './http.ts';
 import type { Client } from './client.ts';
-import { describe } from './problem.ts';
+import { exchangeText } from './problem.ts';
 import { isWindow } from '../target/profile.ts';
 import type { RateLimitAlgorithm } from '../target/profile.ts';
 
@@ -149,7 +149,7 @@ export class Bucket {
     if (response.status !== 429 && rateHeaders(response).reset === undefined) response = await this.rejected();
     const { reset, retryAfter } = rateHeaders(response);
     const seconds = response.status === 429 ? Math.max(reset ?? 0, retryAfter ?? 1) : (reset ?? 0);
-    if (!Number.isFinite(seconds)) throw new Error(`no usable RateLimit-Reset: ${describe(response)}`);
+    if (!Number.isFinite(seconds)) throw new Error(`no usable RateLimit-Reset: ${exchangeText(response)}`);
     if (seconds > maxSeconds) throw new Error(`the bucket refills in ${seconds} s, longer than ${maxSeconds} s`);
     const waitUntil = response.receivedAt + seconds * 1000 + 100;
     await delay(waitUntil - performance.now());
@@ -169,7 +169,7 @@ export class Bucket {
     const { remaining } = rateHeaders(first);
     let { limit } = rateHeaders(first);
     limit = limit !== undefined && Number.isFinite(limit) ? limit : limitHint;
-    if (limit === undefined) throw new Error(`no RateLimit-Limit header and no profile rateLimit: cannot tell when a 429 is due: ${describe(first)}`);
+    if (limit === undefined) throw new Error(`no RateLimit-Limit header and no profile rateLimit: cannot tell when a 429 is due: ${exchangeText(first)}`);
     // The first round trusts the announced Remaining; a later one sends the whole capacity: waiting for
     // a round's answers lets a leaky bucket's queue drain meanwhile, so what it announced is stale.
     for (let round = 0; round < 5; round += 1) {
@@ -178,7 +178,7 @@ export class Bucket {
       all.push(...responses);
       if (responses.some((r) => r.status === 429)) return all;
     }
-    throw new Error(`no 429 after ${all.length} requests with RateLimit-Limit ${limit}: ${describe(all[all.length - 1] as HttpResponse)}`);
+    throw new Error(`no 429 after ${all.length} requests with RateLimit-Limit ${limit}: ${exchangeText(all[all.length - 1] as HttpResponse)}`);
   }
 
   /** The latest 429 after exhausting the bucket. */
