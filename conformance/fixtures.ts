@@ -5,12 +5,18 @@
  * instances on Redis when no HAC_PROFILE is given), or the reason why there is none. The embedded
  * target is imported only when needed, so a run against another target never loads the reference server.
  *
- * What a check needs and a profile may lack is a test fixture that skips the check itself, with a
- * reason naming the profile member to set (the report shows it): `creatableCollection`, `orders`,
- * `otherCaller`, `limitedCaller`, `idempotentEndpoint`, `faultInjection`, `instances`. A test body
- * never tests for them; a value a check derives from the profile in its own way goes through
- * `orSkip`. `countingCaller` is the caller whose collections a check may count, held exclusively
- * while it does.
+ * Skipping has one rule: a check is skipped only by `skipCheck(reason)` (support/skip.ts), called
+ * where the lack is found, never by Playwright's `test.skip` or `testInfo.skip` directly. The reason
+ * is what the report shows: what is lacking, and the profile member to set when the profile lacks
+ * it. Where the call goes follows from what is lacking:
+ * - a profile member that checks take as a fixture: the fixture calls it, so a test body never
+ *   tests for one: `creatableCollection`, `orders`, `otherCaller`, `limitedCaller`,
+ *   `idempotentEndpoint`, `faultInjection`, `instances` (and the rate-limit fixtures,
+ *   support/rate-limit-fixtures.ts);
+ * - a feature a whole spec file needs: the file's `test.beforeAll`, before any check's own fixtures;
+ * - what one check derives from the profile in its own way or measures: its body, as
+ *   `if (condition) skipCheck(reason)` right where the value is known.
+ * `countingCaller` is the caller whose collections a check may count, held exclusively while it does.
  */
 // The suite speaks HTTP through its own client (support/client.ts) and never opens a browser, so it
 // extends Playwright's root test type, which lacks the browser fixtures: `test` from '@playwright/test'
@@ -32,6 +38,7 @@ import { multiTargetSkip } from './support/multi-target.ts';
 import { tcpAnswers } from './support/tcp.ts';
 import { clearExchanges, evidenceAttachments, evidenceRequest } from './support/exchange-log.ts';
 import { clearHar, flushHar } from './support/har-log.ts';
+import { skipCheck } from './support/skip.ts';
 
 export { expect } from '@playwright/test';
 
@@ -91,18 +98,6 @@ export function faultInjectionOf(profile: TargetProfile): FaultInjection | undef
   const fault = profile.features?.faultInjection;
   const first = profile.collections[0];
   return fault === undefined || first === undefined ? undefined : { ...fault, path: first.path };
-}
-
-/**
- * `value`, or the running check skipped with `reason` when it is undefined: for what a check derives
- * from the profile itself (a collection with a create body, …). The reason names the profile member to set.
- */
-export function orSkip<T>(value: T | undefined, reason: string): T {
-  if (value === undefined) {
-    base.info().skip(true, reason);
-    throw new Error(`unreachable: the check is skipped (${reason})`);
-  }
-  return value;
 }
 
 /** Property run count: HAC_RUNS, else the profile's `runs.properties`, else 25. */
@@ -180,23 +175,23 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     },
     { scope: 'worker' },
   ],
-  creatableCollection: async ({ target }, use, testInfo) => {
+  creatableCollection: async ({ target }, use) => {
     const collection = target.creatable();
-    if (collection === undefined) return testInfo.skip(true, 'no collection of the profile has a create body (collections[].create)');
+    if (collection === undefined) skipCheck('no collection of the profile has a create body (collections[].create)');
     await use(collection);
   },
-  orders: async ({ target }, use, testInfo) => {
-    if (!target.profile.features?.exampleApi) return testInfo.skip(true, NO_EXAMPLE_API);
+  orders: async ({ target }, use) => {
+    if (!target.profile.features?.exampleApi) skipCheck(NO_EXAMPLE_API);
     await use(new Orders(target));
   },
-  otherCaller: async ({ target }, use, testInfo) => {
+  otherCaller: async ({ target }, use) => {
     const token = target.profile.tokens.other;
-    if (token === undefined) return testInfo.skip(true, 'the profile names no second caller (tokens.other)');
+    if (token === undefined) skipCheck('the profile names no second caller (tokens.other)');
     await use(target.as(token));
   },
-  limitedCaller: async ({ target }, use, testInfo) => {
+  limitedCaller: async ({ target }, use) => {
     const limited = target.profile.tokens.limited;
-    if (limited === undefined) return testInfo.skip(true, 'the profile names no token lacking a permission (tokens.limited)');
+    if (limited === undefined) skipCheck('the profile names no token lacking a permission (tokens.limited)');
     await use({ client: target.as(limited.token), request: limited.request });
   },
   countingCaller: async ({ target }, use) => {
@@ -208,18 +203,18 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       held.release();
     }
   },
-  idempotentEndpoint: async ({ profile, countingCaller }, use, testInfo) => {
+  idempotentEndpoint: async ({ profile, countingCaller }, use) => {
     const endpoint = idempotentEndpointOf(profile, countingCaller);
-    if (endpoint === undefined) return testInfo.skip(true, NO_IDEMPOTENT_ENDPOINT);
+    if (endpoint === undefined) skipCheck(NO_IDEMPOTENT_ENDPOINT);
     await use(endpoint);
   },
-  faultInjection: async ({ profile }, use, testInfo) => {
+  faultInjection: async ({ profile }, use) => {
     const fault = faultInjectionOf(profile);
-    if (fault === undefined) return testInfo.skip(true, NO_FAULT_INJECTION);
+    if (fault === undefined) skipCheck(NO_FAULT_INJECTION);
     await use(fault);
   },
-  instances: async ({ multi }, use, testInfo) => {
-    if (multi.profile === undefined) return testInfo.skip(true, multi.skip);
+  instances: async ({ multi }, use) => {
+    if (multi.profile === undefined) skipCheck(multi.skip);
     const profile = multi.profile;
     await use(profile.baseUrls.map((url) => new Target(profile, url)) as [Target, Target, ...Target[]]);
   },

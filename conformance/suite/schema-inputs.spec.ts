@@ -14,13 +14,14 @@ import { allPages, succeeded } from '../support/collection.ts';
 import { noteBreaks } from '../support/exchange-log.ts';
 import type { Client } from '../support/client.ts';
 import type { HttpResponse } from '../support/http.ts';
-import { describe, errorFields } from '../support/problem.ts';
+import { errorFields, exchangeText } from '../support/problem.ts';
 import { assertProperty } from '../support/property.ts';
 import { requestSchemas } from '../support/request-schemas.ts';
 import type { RequestSchema } from '../support/request-schemas.ts';
 import type { Target } from '../support/target.ts';
 import { fillTemplate, uniqueValue } from '../support/template.ts';
 import type { TargetProfile } from '../target/profile.ts';
+import { skipCheck } from '../support/skip.ts';
 
 // In file order in one worker: the document is read once per worker (about 1 s of CPU for spec/openapi.yaml).
 test.describe.configure({ mode: 'default' });
@@ -28,10 +29,7 @@ test.describe.configure({ mode: 'default' });
 /** The collections with a usable request schema and base body; skips the check when there is none, with every reason. */
 async function schemaInputs(profile: TargetProfile): Promise<{ schema: RequestSchema; base: Body }[]> {
   const found = await requestSchemas(profile);
-  if ('reason' in found) {
-    test.skip(true, found.reason);
-    return [];
-  }
+  if ('reason' in found) skipCheck(found.reason);
   const usable: { schema: RequestSchema; base: Body }[] = [];
   const reasons = [...found.skipped];
   for (const schema of found.schemas) {
@@ -43,7 +41,7 @@ async function schemaInputs(profile: TargetProfile): Promise<{ schema: RequestSc
     }
     usable.push({ schema, base });
   }
-  test.skip(usable.length === 0, `no collection has a valid body to start from: ${reasons.join('; ')}`);
+  if (usable.length === 0) skipCheck(`no collection has a valid body to start from: ${reasons.join('; ')}`);
   return usable;
 }
 
@@ -106,12 +104,12 @@ test(
             const response = await target.client.post(path, body);
             record(response);
             sent.push({ fault, body, unique, response });
-            expect(response.status, `${fault.kind} of "${fault.field}": ${describe(response)}`).toBe(422);
+            expect(response.status, `${fault.kind} of "${fault.field}": ${exchangeText(response)}`).toBe(422);
             const named = errorFields(response.json);
             // One defect, one finding (D-FINDINGS): a 422 without an errors array is VALIDATION-422-ERRORS-ARRAY's.
             if (!Array.isArray((response.json as { errors?: unknown } | undefined)?.errors))
               noteBreaks(response, 'VALIDATION-422-ERRORS-ARRAY', 'a 422 problem with an errors array');
-            const says = `${fault.kind}: the 422 names "${fault.field}" in errors[].field (it names ${JSON.stringify(named)}): ${describe(response)}`;
+            const says = `${fault.kind}: the 422 names "${fault.field}" in errors[].field (it names ${JSON.stringify(named)}): ${exchangeText(response)}`;
             expect(namesField(named, fault.field), says).toBe(true);
           },
           { runs: propertyRuns(profile), examples: essentialFaults(schema, base) },
@@ -126,9 +124,9 @@ test(
       for (const refused of sent.filter((s) => !succeeded(s.response))) {
         const item = fresh.find((candidate) => createdBy(candidate, refused, profileBody));
         if (item === undefined) continue;
-        // The refused exchange, described, is the failure's evidence (D-FINDINGS); `describe` adds its curl line.
+        // The refused exchange, in the message by `exchangeText`, is the failure's evidence (D-FINDINGS), with its curl line.
         const what = `a body with a ${refused.fault.kind} of "${refused.fault.field}" was refused but created an item anyway`;
-        failures.push(`${describe(refused.response)}\n  ${what}: ${JSON.stringify(item)}`);
+        failures.push(`${exchangeText(refused.response)}\n  ${what}: ${JSON.stringify(item)}`);
         break;
       }
     }
@@ -150,7 +148,7 @@ test(
           async (template, record) => {
             const response = await target.client.post(path, fillTemplate(template));
             record(response);
-            expect(succeeded(response), `a 2xx: ${describe(response)}`).toBe(true);
+            expect(succeeded(response), `a 2xx: ${exchangeText(response)}`).toBe(true);
           },
           // A schema that leaves the profile's body nothing to vary gets that one body, once.
           { runs: JSON.stringify(variedBody(schema, base)) === JSON.stringify(base) ? 1 : propertyRuns(profile), examples: [base] },

@@ -4,14 +4,15 @@
  * (the `instances` fixture skips the checks otherwise). The shared rate limit is checked in
  * rate-limit.spec.ts (it needs the rate-limit token's lock).
  */
-import { test, expect, orSkip } from '../fixtures.ts';
+import { test, expect } from '../fixtures.ts';
 import { req } from '../support/requirement.ts';
-import { describe } from '../support/problem.ts';
+import { exchangeText } from '../support/problem.ts';
 import { fillTemplate } from '../support/template.ts';
 import { succeeded } from '../support/collection.ts';
 import { freshKey, keyed, NO_IDEMPOTENT_ENDPOINT } from '../support/idempotency.ts';
 import type { Target } from '../support/target.ts';
 import type { HttpResponse } from '../support/http.ts';
+import { skipCheck } from '../support/skip.ts';
 
 test(
   'a resource created through one instance is read, changed and deleted through the others',
@@ -19,13 +20,13 @@ test(
   async ({ instances }) => {
     const [a, b] = instances;
     const collections = a.profile.collections.filter((c) => c.create && c.methods.includes('POST') && c.itemPath);
-    test.skip(collections.length === 0, 'no collection of the profile has a create body and an item path (collections[].create, .itemPath)');
+    if (collections.length === 0) skipCheck('no collection of the profile has a create body and an item path (collections[].create, .itemPath)');
     for (const [from, to] of [[a, b], [b, a]] as const) {
       for (const collection of collections) {
         const created = await from.create(collection);
-        expect(succeeded(created.response), describe(created.response)).toBe(true);
+        expect(succeeded(created.response), exchangeText(created.response)).toBe(true);
         const read = await to.client.get(from.itemOf(created));
-        expect(read.status, `created on ${from.baseUrl}, read on ${to.baseUrl}: ${describe(read)}`).toBe(200);
+        expect(read.status, `created on ${from.baseUrl}, read on ${to.baseUrl}: ${exchangeText(read)}`).toBe(200);
         expect(read.json).toEqual(created.response.json);
       }
     }
@@ -34,7 +35,7 @@ test(
       const created = await a.create(deletable);
       const path = a.itemOf(created);
       const removed = await b.client.delete(path);
-      expect(removed.status, describe(removed)).toBeLessThan(300);
+      expect(removed.status, exchangeText(removed)).toBeLessThan(300);
       expect((await a.client.get(path)).status, 'deleted on one, gone on the other').toBe(404);
     }
   },
@@ -43,11 +44,12 @@ test(
 /** A keyed POST on the first instance and its replay on the second (skips without an idempotent endpoint). */
 async function replayAcross(instances: readonly Target[]): Promise<{ first: HttpResponse; replay: HttpResponse; other: () => Promise<HttpResponse> }> {
   const [a, b] = instances as [Target, Target];
-  const idem = orSkip(a.profile.idempotency, NO_IDEMPOTENT_ENDPOINT);
+  const idem = a.profile.idempotency;
+  if (idem === undefined) skipCheck(NO_IDEMPOTENT_ENDPOINT);
   const body = fillTemplate(idem.body);
   const key = freshKey();
   const first = await a.client.post(idem.path, body, keyed(key));
-  expect(succeeded(first), describe(first)).toBe(true);
+  expect(succeeded(first), exchangeText(first)).toBe(true);
   const replay = await b.client.post(idem.path, body, keyed(key));
   return { first, replay, other: () => b.client.post(idem.path, fillTemplate(idem.otherBody), keyed(key)) };
 }
@@ -60,7 +62,7 @@ test(
     // every header (Location) and how a reused key is refused are IDEMPOTENCY-REPLAY's to report, not a
     // second failure here (D-SUITE-TRUST).
     const { first, replay } = await replayAcross(instances);
-    expect(replay.status, describe(replay)).toBe(first.status);
+    expect(replay.status, exchangeText(replay)).toBe(first.status);
     expect(replay.json).toEqual(first.json);
   },
 );
@@ -70,12 +72,12 @@ test(
   req('IDEMPOTENCY-REPLAY', '@multi-target', '@idempotency'),
   async ({ instances }) => {
     const { first, replay, other } = await replayAcross(instances);
-    expect(replay.status, describe(replay)).toBe(first.status);
+    expect(replay.status, exchangeText(replay)).toBe(first.status);
     expect(replay.json).toEqual(first.json);
     expect(replay.headers.location).toBe(first.headers.location);
     const mismatch = await other();
     // Any 4xx refusal (IDEMPOTENCY-KEY-REUSE-MISMATCH); the project's 422 is IDEMPOTENCY-REUSE-422's to ask.
-    expect(mismatch.status >= 400 && mismatch.status < 500, `the other instance knows the key's payload: ${describe(mismatch)}`).toBe(true);
+    expect(mismatch.status >= 400 && mismatch.status < 500, `the other instance knows the key's payload: ${exchangeText(mismatch)}`).toBe(true);
   },
 );
 
@@ -83,13 +85,14 @@ test(
   'concurrent requests with one key spread over instances produce one result',
   req('IDEMPOTENCY-CONCURRENT-ONE-RESULT', '@multi-target', '@idempotency'),
   async ({ instances }) => {
-    const idem = orSkip(instances[0].profile.idempotency, NO_IDEMPOTENT_ENDPOINT);
+    const idem = instances[0].profile.idempotency;
+    if (idem === undefined) skipCheck(NO_IDEMPOTENT_ENDPOINT);
     const body = fillTemplate(idem.body);
     const key = freshKey();
     const instance = (i: number): Target => instances[i % instances.length] as Target;
     const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => instance(i).client.post(idem.path, body, keyed(key))));
     const successes = responses.filter((r) => r.status < 300);
-    for (const r of responses.filter((x) => x.status >= 300)) expect(r.status, describe(r)).toBe(409);
+    for (const r of responses.filter((x) => x.status >= 300)) expect(r.status, exchangeText(r)).toBe(409);
     expect(successes.length).toBeGreaterThanOrEqual(1);
     expect(new Set(successes.map((r) => JSON.stringify(r.json))).size, 'every instance answered the same result').toBe(1);
   },

@@ -3,7 +3,7 @@ import { expect } from '@playwright/test';
 import { getValidator } from '../../spec/schemas.ts';
 import type { HttpResponse } from './http.ts';
 import { linkOf } from './links.ts';
-import { describe } from './problem.ts';
+import { exchangeText } from './problem.ts';
 import type { Target } from './target.ts';
 import { uniqueValue } from './template.ts';
 
@@ -24,7 +24,7 @@ export function json<T>(response: HttpResponse): T {
 /** POSTs `body` and asserts success: any 2xx (201 is STATUS-201-CREATED-LOCATION, a SHOULD; D-SUITE-TRUST). */
 export async function created(target: Target, path: string, body: unknown): Promise<HttpResponse> {
   const response = await target.client.post(path, body);
-  expect(response.status >= 200 && response.status < 300, `the create succeeds: ${describe(response)}`).toBe(true);
+  expect(response.status >= 200 && response.status < 300, `the create succeeds: ${exchangeText(response)}`).toBe(true);
   return response;
 }
 

@@ -4,7 +4,7 @@
  * conformance/report/exchange.ts). A worker runs one test at a time; the suite's auto fixture clears
  * the memory when a test starts.
  *
- * Which exchange a failure is about: a check names a response in its message through `describe`
+ * Which exchange a failure is about: a check names a response in its message through `exchangeText`
  * (support/problem.ts), which notes it here; the failure's evidence is the described exchange the
  * message names first. An exchange can also be noted as breaking a requirement (`noteBreaks`: a
  * provocation answered with another status, a create answered without the Location a later request
@@ -21,9 +21,9 @@ interface Noted {
   startedAt: number;
   response?: HttpResponse;
   error?: unknown;
-  /** The text `describe` printed for this response, normalised (see `normalised`). */
+  /** The text `exchangeText` printed for this response, normalised (see `normalised`). */
   described?: string;
-  /** When (in `tick`s) the answer came, and when `describe` last printed it. */
+  /** When (in `tick`s) the answer came, and when `exchangeText` last printed it. */
   answeredTick?: number;
   describedTick?: number;
   breaks?: { requirement: string; expected: string };
@@ -34,7 +34,7 @@ const KEPT = 300;
 /** D-BOUNDED-RUN: and at most this many body bytes (requests and responses), the latest exchange always kept. */
 const KEPT_BYTES = 16 * 1024 * 1024;
 let noted: Noted[] = [];
-/** Orders answers and `describe` calls of the test. */
+/** Orders answers and `exchangeText` calls of the test. */
 let tick = 0;
 
 function bodyBytes(n: Noted): number {
@@ -85,7 +85,7 @@ function entryOf(response: HttpResponse): Noted | undefined {
   return [...noted].reverse().find((n) => n.request === response.request);
 }
 
-/** `describe(response)` printed `text` for `response` into a message (support/problem.ts). */
+/** `exchangeText(response)` printed `text` for `response` into a message (support/problem.ts). */
 export function noteDescribed(response: HttpResponse, text: string): void {
   const entry = entryOf(response);
   // The first line up to 60 characters of the body: enough to tell two answers to one URL apart.
@@ -106,7 +106,7 @@ export function noteBreaks(response: HttpResponse, requirement: string, expected
 /**
  * What a failure is about: the described exchanges its message names, in the order the message
  * names them; else the latest one whose method, URL and status it names, else the latest one naming
- * method and URL; else (a matcher error drops the check's message) the exchange `describe` printed
+ * method and URL; else (a matcher error drops the check's message) the exchange `exchangeText` printed
  * last, unless answers came after it: then the latest of those; else the last exchange of the test.
  */
 function namedBy(failureText: string): Noted[] {

@@ -6,7 +6,7 @@
 import type { Client } from './client.ts';
 import { delay } from './http.ts';
 import type { HttpResponse } from './http.ts';
-import { describe } from './problem.ts';
+import { exchangeText } from './problem.ts';
 import { collectionCount } from './target.ts';
 import { fillTemplate, uniqueValue } from './template.ts';
 import type { TargetProfile } from '../target/profile.ts';
@@ -62,7 +62,7 @@ export function keyed(key: string, headers: Record<string, string> = {}): { head
 export async function countItems(e: IdempotentEndpoint): Promise<number> {
   const response = await e.caller.get(e.collectionPath);
   const n = collectionCount(response.json);
-  if (n === undefined) throw new Error(`cannot count the collection: ${describe(response)}`);
+  if (n === undefined) throw new Error(`cannot count the collection: ${exchangeText(response)}`);
   return n;
 }
 

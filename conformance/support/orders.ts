@@ -9,13 +9,13 @@ import { succeeded } from './collection.ts';
 import type { HttpResponse } from './http.ts';
 import { follow, linkOf } from './links.ts';
 import type { Link } from './links.ts';
-import { describe } from './problem.ts';
+import { exchangeText } from './problem.ts';
 import type { Target } from './target.ts';
 
 /** The link `rel` of a response, asserted present. */
 export function mustLink(response: HttpResponse, rel: string): Link {
   const link = linkOf(response.json, rel);
-  expect(link, `the ${rel} link of ${describe(response)}`).toBeDefined();
+  expect(link, `the ${rel} link of ${exchangeText(response)}`).toBeDefined();
   return link as Link;
 }
 
@@ -39,7 +39,7 @@ export class Orders {
   /** Creates an order of `total` euros and asserts it was created; the answer carries its links. */
   async create(total = 12.5): Promise<HttpResponse> {
     const response = await this.client.post('/orders', { total, currency: 'eur' });
-    expect(succeeded(response), `the order is created: ${describe(response)}`).toBe(true);
+    expect(succeeded(response), `the order is created: ${exchangeText(response)}`).toBe(true);
     return response;
   }
 
@@ -51,7 +51,7 @@ export class Orders {
   /** Follows an action link and asserts success (any 2xx: the action's status code is "not shown"). */
   async act(order: HttpResponse, rel: string): Promise<HttpResponse> {
     const response = await this.follow(order, rel);
-    expect(succeeded(response), `${rel}: ${describe(response)}`).toBe(true);
+    expect(succeeded(response), `${rel}: ${exchangeText(response)}`).toBe(true);
     return response;
   }
 

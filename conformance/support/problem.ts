@@ -9,8 +9,13 @@ export function mediaType(response: HttpResponse): string {
   return (response.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 }
 
-/** A one-line description of a response for failure messages, with a curl line reproducing it. */
-export function describe(response: HttpResponse): string {
+/**
+ * The exchange of `response` as a failure message shows it: the request's method and URL, the status,
+ * content type and the body's first 300 characters on one line, then a curl line reproducing the
+ * request. A message naming it makes this exchange the failure's evidence (D-FINDINGS: it is noted
+ * in support/exchange-log.ts).
+ */
+export function exchangeText(response: HttpResponse): string {
   const body = response.text.length > 300 ? `${response.text.slice(0, 300)}…` : response.text;
   const contentType = response.headers['content-type'] ?? '(no content type)';
   const text = `${response.request.method} ${response.request.url} → ${response.status} ${contentType} ${body}\n  reproduce: ${curlFor(response.request)}`;
@@ -21,24 +26,24 @@ export function describe(response: HttpResponse): string {
 
 /** PROBLEM-CONTENT-TYPE: undefined when the response is served as application/problem+json. */
 export function contentTypeIssue(response: HttpResponse): string | undefined {
-  return mediaType(response) === 'application/problem+json' ? undefined : `not application/problem+json: ${describe(response)}`;
+  return mediaType(response) === 'application/problem+json' ? undefined : `not application/problem+json: ${exchangeText(response)}`;
 }
 
 /** PROBLEM-MEMBERS: undefined when the body is a problem document valid against problem.schema.json. */
 export function membersIssue(response: HttpResponse): string | undefined {
   if (response.json === undefined || response.json === null || typeof response.json !== 'object' || Array.isArray(response.json)) {
-    return `body is not a JSON object: ${describe(response)}`;
+    return `body is not a JSON object: ${exchangeText(response)}`;
   }
   const validate = getValidator('problem');
   if (validate(response.json)) return undefined;
   const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''}`).join('; ');
-  return `not a valid problem document (${errors}): ${describe(response)}`;
+  return `not a valid problem document (${errors}): ${exchangeText(response)}`;
 }
 
 /** PROBLEM-STATUS-MATCHES: undefined when the body's `status` equals the HTTP status. */
 export function statusIssue(response: HttpResponse): string | undefined {
   const status = (response.json as { status?: unknown } | undefined)?.status;
-  return status === response.status ? undefined : `body status ${JSON.stringify(status)} differs from HTTP ${response.status}: ${describe(response)}`;
+  return status === response.status ? undefined : `body status ${JSON.stringify(status)} differs from HTTP ${response.status}: ${exchangeText(response)}`;
 }
 
 /** Every envelope issue of one error response (content type, members, status). */

@@ -2,8 +2,9 @@
  * The fixtures of the rate-limit checks (document section 8 "Rate limiting", D-PROFILE,
  * D-SUITE-TRUST). A check that drains, refills or counts a bucket holds one rate-limit token of the
  * profile for its whole run: a lock per target and token, shared by every worker and by concurrent
- * runs on one machine (token-lock.ts). Each fixture skips the check, with the reason, when the
- * profile lacks what it needs, so a check's body holds only its rule.
+ * runs on one machine (token-lock.ts). Each fixture skips the check (`skipCheck`, the suite's one
+ * way: conformance/fixtures.ts), with the reason, when the profile lacks what it needs, so a
+ * check's body holds only its rule.
  *
  * How the checks are scheduled (in parallel with a pool of two or more tokens, one after another in
  * one worker with a single token) is decided by the run's Playwright configuration
@@ -14,10 +15,11 @@ import type { HttpResponse } from './http.ts';
 import { test as suite } from '../fixtures.ts';
 import { isWindow, rateLimitPool } from '../target/profile.ts';
 import type { TargetProfile } from '../target/profile.ts';
-import { describe } from './problem.ts';
+import { exchangeText } from './problem.ts';
 import { Bucket, otherRateLimitFields, rateHeaders } from './rate-limit.ts';
 import type { Policy } from './rate-limit.ts';
 import { Target } from './target.ts';
+import { skipCheck } from './skip.ts';
 import { acquireToken } from './token-lock.ts';
 import type { HeldToken } from './token-lock.ts';
 
@@ -78,10 +80,11 @@ function probePathOf(profile: TargetProfile): string | undefined {
   return prot.method === 'GET' ? prot.path : profile.collections.find((c) => c.methods.includes('GET'))?.path;
 }
 
-function requireProbePath(profile: TargetProfile, testInfo: TestInfo): string {
+/** Where a bucket is probed; skips the check when the profile names no GET route. */
+function requireProbePath(profile: TargetProfile): string {
   const path = probePathOf(profile);
-  testInfo.skip(path === undefined, 'the profile names no GET route to probe a bucket on (`protected` is no GET and no collection allows GET)');
-  return path ?? '/';
+  if (path === undefined) skipCheck('the profile names no GET route to probe a bucket on (`protected` is no GET and no collection allows GET)');
+  return path;
 }
 
 /** The policy from the profile, else estimated from a 429's headers (capacity = Limit, rate ≈ Limit / Reset). */
@@ -97,7 +100,7 @@ async function policyOf(profile: TargetProfile, bucket: Bucket): Promise<Policy>
   }
   const rejected = await bucket.rejected();
   const { limit, reset } = rateHeaders(rejected);
-  if (!limit || !reset) throw new Error(`cannot read the policy from the headers: ${describe(rejected)}`);
+  if (!limit || !reset) throw new Error(`cannot read the policy from the headers: ${exchangeText(rejected)}`);
   return { capacity: limit, refillPerSecond: limit / reset, estimated: true, algorithm };
 }
 
@@ -110,13 +113,16 @@ const WITHOUT_THE_THREE_HEADERS = [
   'RATE-LIMIT-HEADER-LIMIT', 'RATE-LIMIT-429', 'RATE-LIMIT-PROBLEM-BODY', 'RATE-LIMIT-RETRY-AFTER', 'RATE-LIMIT-RETRY-AFTER-HONEST', 'RATE-LIMIT-REFILL-RATE',
 ].map((id) => `@${id}`);
 
-/** What a bucket does with each probe's answer in this check: skip when it needs the three headers and they are not sent. */
+/**
+ * What a bucket does with each probe's answer in this check: skip when it needs the three headers and
+ * they are not sent. A probe may answer after its check ended, so the skip names the check's own `testInfo`.
+ */
 function headerGuard(testInfo: TestInfo): (response: HttpResponse) => void {
   const needsHeaders = !testInfo.tags.some((t) => WITHOUT_THE_THREE_HEADERS.includes(t));
   return (response) => {
     if (!needsHeaders) return;
     const other = otherRateLimitFields(response);
-    testInfo.skip(other !== undefined, `${other ?? ''} (reported once, by RATE-LIMIT-HEADER-LIMIT)`);
+    if (other !== undefined) skipCheck(`${other} (reported once, by RATE-LIMIT-HEADER-LIMIT)`, testInfo);
   };
 }
 
@@ -146,14 +152,14 @@ export const test = suite.extend<RateLimitFixtures, RateLimitWorkerFixtures>({
     { scope: 'worker' },
   ],
 
-  limitedToken: async ({ tokenPool, profile }, use, testInfo) => {
-    testInfo.skip(tokenPool.tokens.length === 0, noToken);
+  limitedToken: async ({ tokenPool, profile }, use) => {
+    if (tokenPool.tokens.length === 0) skipCheck(noToken);
     const held = await tokenPool.hold(profile.baseUrls[0] ?? '');
     await whileHeld(held, () => use(held.token));
   },
 
   bucket: async ({ target, limitedToken }, use, testInfo) => {
-    await use(new Bucket(target.as(limitedToken).raw(), requireProbePath(target.profile, testInfo), headerGuard(testInfo)));
+    await use(new Bucket(target.as(limitedToken).raw(), requireProbePath(target.profile), headerGuard(testInfo)));
   },
 
   policy: async ({ profile, bucket }, use) => {
@@ -163,14 +169,14 @@ export const test = suite.extend<RateLimitFixtures, RateLimitWorkerFixtures>({
   burstBucket: async ({ profile, target, tokenPool }, use, testInfo) => {
     const slow = profile.tokens.rateLimitSlow;
     if (slow && algorithmOf(profile) === 'token-bucket') {
-      const path = requireProbePath(profile, testInfo);
+      const path = requireProbePath(profile);
       const held = await acquireToken(profile.baseUrls[0] ?? '', [slow.token], { timeoutMs: HOLD_TIMEOUT_MS });
       const policy: Policy = { capacity: slow.capacity, refillPerSecond: slow.refillPerSecond, estimated: false, algorithm: 'token-bucket' };
       await whileHeld(held, () => use({ bucket: new Bucket(target.as(slow.token).raw(), path, headerGuard(testInfo)), policy, slowRefill: true }));
       return;
     }
-    testInfo.skip(tokenPool.tokens.length === 0, noToken);
-    const path = requireProbePath(profile, testInfo);
+    if (tokenPool.tokens.length === 0) skipCheck(noToken);
+    const path = requireProbePath(profile);
     const held = await tokenPool.hold(profile.baseUrls[0] ?? '');
     await whileHeld(held, async () => {
       const bucket = new Bucket(target.as(held.token).raw(), path, headerGuard(testInfo));
@@ -179,10 +185,10 @@ export const test = suite.extend<RateLimitFixtures, RateLimitWorkerFixtures>({
   },
 
   sharedBuckets: async ({ multi, tokenPool }, use, testInfo) => {
-    testInfo.skip(!multi.profile, multi.skip ?? '');
-    const profile = multi.profile as TargetProfile;
-    testInfo.skip(tokenPool.tokens.length === 0, noToken);
-    const path = requireProbePath(profile, testInfo);
+    if (!multi.profile) skipCheck(multi.skip);
+    const profile = multi.profile;
+    if (tokenPool.tokens.length === 0) skipCheck(noToken);
+    const path = requireProbePath(profile);
     const held = await tokenPool.hold(profile.baseUrls[0] ?? '');
     await whileHeld(held, async () => {
       const buckets = profile.baseUrls.map((url) => new Bucket(new Target(profile, url).as(held.token).raw(), path, headerGuard(testInfo)));

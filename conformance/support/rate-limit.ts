@@ -6,7 +6,7 @@
 import { delay } from './http.ts';
 import type { HttpResponse } from './http.ts';
 import type { Client } from './client.ts';
-import { describe } from './problem.ts';
+import { exchangeText } from './problem.ts';
 import { isWindow } from '../target/profile.ts';
 import type { RateLimitAlgorithm } from '../target/profile.ts';
 
@@ -149,7 +149,7 @@ export class Bucket {
     if (response.status !== 429 && rateHeaders(response).reset === undefined) response = await this.rejected();
     const { reset, retryAfter } = rateHeaders(response);
     const seconds = response.status === 429 ? Math.max(reset ?? 0, retryAfter ?? 1) : (reset ?? 0);
-    if (!Number.isFinite(seconds)) throw new Error(`no usable RateLimit-Reset: ${describe(response)}`);
+    if (!Number.isFinite(seconds)) throw new Error(`no usable RateLimit-Reset: ${exchangeText(response)}`);
     if (seconds > maxSeconds) throw new Error(`the bucket refills in ${seconds} s, longer than ${maxSeconds} s`);
     const waitUntil = response.receivedAt + seconds * 1000 + 100;
     await delay(waitUntil - performance.now());
@@ -169,7 +169,7 @@ export class Bucket {
     const { remaining } = rateHeaders(first);
     let { limit } = rateHeaders(first);
     limit = limit !== undefined && Number.isFinite(limit) ? limit : limitHint;
-    if (limit === undefined) throw new Error(`no RateLimit-Limit header and no profile rateLimit: cannot tell when a 429 is due: ${describe(first)}`);
+    if (limit === undefined) throw new Error(`no RateLimit-Limit header and no profile rateLimit: cannot tell when a 429 is due: ${exchangeText(first)}`);
     // The first round trusts the announced Remaining; a later one sends the whole capacity: waiting for
     // a round's answers lets a leaky bucket's queue drain meanwhile, so what it announced is stale.
     for (let round = 0; round < 5; round += 1) {
@@ -178,7 +178,7 @@ export class Bucket {
       all.push(...responses);
       if (responses.some((r) => r.status === 429)) return all;
     }
-    throw new Error(`no 429 after ${all.length} requests with RateLimit-Limit ${limit}: ${describe(all[all.length - 1] as HttpResponse)}`);
+    throw new Error(`no 429 after ${all.length} requests with RateLimit-Limit ${limit}: ${exchangeText(all[all.length - 1] as HttpResponse)}`);
   }
 
   /** The latest 429 after exhausting the bucket. */
@@ -203,6 +203,84 @@ export function decidedBy(responses: HttpResponse[]): number[] {
   const roundTrips = responses.filter((r) => r.status === 429).map((r) => r.receivedAt - r.flushedAt);
   const roundTrip = roundTrips.length > 0 ? Math.max(...roundTrips) : Number.POSITIVE_INFINITY;
   return responses.map((r) => Math.min(r.receivedAt, r.flushedAt + roundTrip));
+}
+
+// Refill allowances: what a bucket may have gained while a check measured it, from measured times
+// (milliseconds of performance.now(), as HttpResponse's sentAt and receivedAt) and the policy's rate.
+
+/**
+ * The tokens a bucket refills in `elapsedMs` at the policy's rate, fractions included (D-RATE-LIMIT:
+ * a continuous refill of `refillPerSecond` tokens a second).
+ */
+export function refillDuring(elapsedMs: number, policy: Pick<Policy, 'refillPerSecond'>): number {
+  return (elapsedMs / 1000) * policy.refillPerSecond;
+}
+
+/**
+ * The whole tokens a bucket can have gained in `elapsedMs`: floor(elapsed × rate) (D-RATE-LIMIT: every
+ * request takes a whole token). RATE-LIMIT-ONE-TOKEN-PER-REQUEST counts from the full bucket with it;
+ * RATE-LIMIT-PER-CALLER bounds what an exhausted caller (under one token) may hold after its next request.
+ */
+export function wholeRefills(elapsedMs: number, policy: Pick<Policy, 'refillPerSecond'>): number {
+  return Math.floor(refillDuring(elapsedMs, policy));
+}
+
+/**
+ * How much RateLimit-Remaining may rise from `earlier` to `later` beyond what the requests between
+ * them took (D-RATE-LIMIT: Remaining is the whole tokens left of a fractional bucket): the whole tokens
+ * refilled from `earlier`'s request leaving to `later`'s answer arriving, + 1 for a fraction held at
+ * the start that completes meanwhile. RATE-LIMIT-ONE-TOKEN-PER-REQUEST (two successive requests) and
+ * RATE-LIMIT-EVERY-ROUTE (the probes around the 404s and 405s).
+ */
+export function remainingRiseAllowance(earlier: HttpResponse, later: HttpResponse, policy: Pick<Policy, 'refillPerSecond'>): number {
+  return wholeRefills(later.receivedAt - earlier.sentAt, policy) + 1;
+}
+
+/**
+ * RATE-LIMIT-REFILL-RATE's tolerance on the measured refill rate: 15 %, 35 % when the rate is estimated
+ * from the headers (D-SUITE-TRUST: a slow machine must not fail a correct bucket).
+ */
+function refillRateTolerance(policy: Pick<Policy, 'estimated'>): number {
+  return policy.estimated ? 0.35 : 0.15;
+}
+
+/**
+ * RATE-LIMIT-REFILL-RATE: what a bucket that answered `rejected` (a 429: under one token) admits of a
+ * burst that started at `burstStart` and whose last admission was decided by `burstEnd` (`decidedBy`).
+ * At least what refilled from the 429's answer to the burst's start, less the rate tolerance and 1 for
+ * the whole-token edge; at most what refilled from the 429's request to the burst's last decision,
+ * more the rate tolerance, + 1 for the fraction the 429 left, rounded up.
+ */
+export function refillRateBounds(
+  rejected: HttpResponse,
+  burstStart: number,
+  burstEnd: number,
+  policy: Pick<Policy, 'refillPerSecond' | 'estimated'>,
+): { low: number; high: number } {
+  const tolerance = refillRateTolerance(policy);
+  return {
+    low: Math.floor(refillDuring(burstStart - rejected.receivedAt, policy) * (1 - tolerance)) - 1,
+    high: Math.ceil(1 + refillDuring(burstEnd - rejected.sentAt, policy) * (1 + tolerance)),
+  };
+}
+
+/**
+ * RATE-LIMIT-HEADER-RESET on an empty bucket (D-RATE-LIMIT: RateLimit-Reset is the seconds until the
+ * bucket is full again, rounded up): it refills in `full` = capacity / rate seconds; Reset is at most
+ * that rounded up + 1 s of slack, and at least 90 % of it (50 % when the rate is estimated from the headers).
+ */
+export function emptyBucketReset(policy: Pick<Policy, 'capacity' | 'refillPerSecond' | 'estimated'>): { full: number; most: number; least: number } {
+  const full = policy.capacity / policy.refillPerSecond;
+  return { full, most: Math.ceil(full) + 1, least: Math.floor(full * (policy.estimated ? 0.5 : 0.9)) };
+}
+
+/**
+ * The seconds one token takes to refill, rounded up as Retry-After is (D-RATE-LIMIT: Retry-After is the
+ * seconds until one token is available, rounded up): the most RATE-LIMIT-RETRY-AFTER allows a bucket's
+ * 429 to announce, and what RATE-LIMIT-RETRY-AFTER-HONEST's Retry-After must reach to be honest by construction.
+ */
+export function oneTokenSeconds(policy: Pick<Policy, 'refillPerSecond'>): number {
+  return Math.ceil(1 / policy.refillPerSecond);
 }
 
 /**

@@ -6,7 +6,7 @@
  * governs the value, so the failure is reported as a consequence of it.
  */
 import type { HttpResponse } from './http.ts';
-import { describe } from './problem.ts';
+import { exchangeText } from './problem.ts';
 import { noteBreaks } from './exchange-log.ts';
 
 /** A value a check needs was not in the target's answer. */
@@ -21,5 +21,5 @@ export class MissingValueError extends Error {
 export function required<T>(value: T | undefined | null | '', what: string, from: HttpResponse, requirement: string): T {
   if (value !== undefined && value !== null && value !== '') return value;
   noteBreaks(from, requirement, `a ${what}`);
-  throw new MissingValueError(`the answer gave no ${what} (${requirement}), so the check cannot go on: ${describe(from)}`);
+  throw new MissingValueError(`the answer gave no ${what} (${requirement}), so the check cannot go on: ${exchangeText(from)}`);
 }
