@@ -31,7 +31,7 @@ export const SLOW_WINDOW_MS = 300;
 /** Timer and clock granularity allowed below the promised window (setTimeout may fire 1 ms early). */
 const SLOW_TOLERANCE_MS = 10;
 
-function describe(response: HttpResponse): string {
+function answerLine(response: HttpResponse): string {
   return `${response.request.method} ${new URL(response.request.url).pathname} answered ${response.status}`;
 }
 
@@ -46,7 +46,7 @@ async function checkFaultInjection(profile: TargetProfile, base: string): Promis
   return [
     {
       field: 'features.faultInjection',
-      problem: `the target ignores ${fault.header}: 500 (${describe(response)}, not 500)`,
+      problem: `the target ignores ${fault.header}: 500 (${answerLine(response)}, not 500)`,
       fix: 'turn fault injection on in the target (reference server: `npm start`, or `serve --fault-injection`), or remove features.faultInjection ' +
         'from the profile (the checks that need it are then skipped)',
     },
@@ -63,7 +63,7 @@ async function checkSlowValue(profile: TargetProfile, base: string): Promise<Fea
   const response = await send(base, 'POST', idem.path, { headers, json: fillTemplate(idem.body), timeoutMs: 15_000 });
   if (response.status >= 200 && response.status < 300 && response.durationMs >= SLOW_WINDOW_MS - SLOW_TOLERANCE_MS) return [];
   const what =
-    response.status >= 300 ? `${describe(response)}` : `${describe(response)} after ${Math.round(response.durationMs)} ms, not at least ${SLOW_WINDOW_MS} ms`;
+    response.status >= 300 ? `${answerLine(response)}` : `${answerLine(response)} after ${Math.round(response.durationMs)} ms, not at least ${SLOW_WINDOW_MS} ms`;
   return [
     {
       field: 'features.faultInjection.slowValue',
@@ -101,7 +101,7 @@ async function checkRateLimitTokens(profile: TargetProfile, base: string): Promi
         return [
           {
             field,
-            problem: `the target does not know this token (${describe(response)})`,
+            problem: `the target does not know this token (${answerLine(response)})`,
             fix: `configure the token in the target, or name a token it knows in ${field}`,
           },
         ];
