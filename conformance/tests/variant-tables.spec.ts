@@ -1,9 +1,10 @@
 /**
- * The variant tables of fixtures/broken/README.md and fixtures/valid/README.md are generated from the
- * registries (fixtures/variant-tables.ts, `npm run tables`): a stale table fails here, and so does a
- * break of the rule the registries find their variants by (fixtures/support/discover.ts): every module
- * of the folder is a variant but the folder's own modules, and a module that is not a well-formed
- * variant stops the registry, naming its file.
+ * The generated tables of the READMEs (fixtures/variant-tables.ts, `npm run tables`): the variant tables
+ * of fixtures/broken/README.md and fixtures/valid/README.md, generated from the registries, and
+ * README.md's table of profile fields, generated from spec/schemas/target-profile.schema.json. A stale
+ * table fails here, and so does a break of the rule the registries find their variants by
+ * (fixtures/support/discover.ts): every module of the folder is a variant but the folder's own modules,
+ * and a module that is not a well-formed variant stops the registry, naming its file.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
