@@ -83,9 +83,33 @@ const maxDecimalPlaces: SchemaValidateFunction = (places: number, data: number):
   return false;
 };
 
-/** Adds the project's own keywords (`x-maxDecimalPlaces`) to an Ajv instance: every Ajv that reads spec/schemas/ needs them. */
+/**
+ * The `x-turnsOn` annotation of a target profile member (spec/profile-fields.ts): what the suite does
+ * with it and without it, the row of README.md's table "What each field turns on". It validates
+ * nothing; its meta-schema is checked where schemas are (spec/tests/schemas.spec.ts).
+ */
+const turnsOn: KeywordDefinition = {
+  keyword: 'x-turnsOn',
+  schemaType: 'object',
+  metaSchema: {
+    type: 'object',
+    required: ['with'],
+    additionalProperties: false,
+    properties: {
+      with: { type: 'string', minLength: 1 },
+      without: { type: 'string', minLength: 1 },
+      sharedWith: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+    },
+  },
+};
+
+/**
+ * Adds the project's own keywords (`x-maxDecimalPlaces`, the `x-turnsOn` annotation) to an Ajv instance:
+ * every Ajv that reads spec/schemas/ needs them.
+ */
 export function addSchemaKeywords(ajv: { addKeyword(definition: KeywordDefinition): unknown }): void {
   ajv.addKeyword({ keyword: 'x-maxDecimalPlaces', type: 'number', schemaType: 'number', errors: true, validate: maxDecimalPlaces });
+  ajv.addKeyword(turnsOn);
 }
 
 /**

@@ -3,12 +3,14 @@
  * item paths and exact methods, which of them need a token, valid create and replace bodies, an
  * invalid body, the protected endpoint, the POST that takes an `Idempotency-Key`, and whether the
  * document describes the conventions document's own example API and hypermedia links. Everything
- * else (tokens, fault injection) is the caller's to supply.
+ * else (tokens, fault injection) is the caller's to supply. What a member is and what happens without
+ * it are the profile schema's words (spec/profile-fields.ts), not the draft's own.
  */
 import type { ProfileCollection, ProfileRequest } from '../../conformance/target/profile.ts';
 import { invalidBody, otherBody, propertiesOf, validBody } from '../../conformance/openapi/bodies.ts';
 import { HTTP_METHODS, jsonRequestMedia } from '../../conformance/openapi/document.ts';
 import type { MediaType, OpenApiDocument, Operation, PathItem, SecurityRequirement } from '../../conformance/openapi/document.ts';
+import { profileField, withoutIt } from '../../spec/profile-fields.ts';
 
 /** The paths of the conventions document's example API (D-PATHS), parameters written `{}`. */
 const EXAMPLE_API_PATHS = ['/users', '/users/{}', '/users/{}/orders', '/account', '/orders/{}/cancel', '/orders/{}/payment', '/payments', '/transfers/{}'];
@@ -165,10 +167,15 @@ function hasLinks(op: Operation | undefined): boolean {
   return false;
 }
 
-/** A short name for the profile from the document's title. */
+/** A short name for the profile from the document's title, as long as the schema allows `name` to be. */
 function profileName(doc: OpenApiDocument): string {
   const slug = (doc.info?.title ?? 'my-api').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
-  return (slug || 'my-api').slice(0, 100);
+  return (slug || 'my-api').slice(0, profileField('name').schema.maxLength);
+}
+
+/** A note on a member the draft leaves out or false: why, and what the schema says happens without it. */
+function withoutNote(path: string, state: string, why: string): string {
+  return `${path} ${state}: ${why}; without it, ${withoutIt(profileField(path))}`;
 }
 
 /** A create body of a collection and the media type it was drawn from (the idempotent POST reuses it). */
@@ -256,7 +263,7 @@ function idempotentCollectionOf(
     .filter((c) => bodies.has(c.path) && acceptsIdempotencyKey(paths[c.path]?.post, paths[c.path] as PathItem))
     .sort((a, b) => Number(b.auth?.read ?? false) - Number(a.auth?.read ?? false))[0];
   if (!idempotent) {
-    notes.push('no POST declares an Idempotency-Key header parameter: the idempotency checks will be skipped');
+    notes.push(withoutNote('idempotency', 'is left out', 'no POST declares an Idempotency-Key header parameter'));
     return {};
   }
   const { media, body } = bodies.get(idempotent.path) as CreateBody;
@@ -281,9 +288,7 @@ export function draftProfile(doc: OpenApiDocument, source: string): Draft {
   const missing = EXAMPLE_API_PATHS.filter((p) => !shapes.has(p));
   const exampleApi = missing.length === 0;
   if (!exampleApi)
-    notes.push(
-      `features.exampleApi is false: the document lacks ${missing.join(', ')} of the conventions document's example API, so that group of checks is skipped`,
-    );
+    notes.push(withoutNote('features.exampleApi', 'is false', `the document lacks ${missing.join(', ')} of the conventions document's example API`));
 
   const serverUrls = (doc.servers ?? []).map((s) => s.url).filter((u) => /^https?:\/\//i.test(u)).map((u) => u.replace(/\/+$/, ''));
   const listed = collections.filter((c) => !methodsOf(doc.paths[c.path] ?? {}).includes('OPTIONS'));

@@ -8,6 +8,7 @@ import { test, expect } from '@playwright/test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { packagePath } from '../package-files.ts';
+import { addSchemaKeywords } from '../schemas.ts';
 
 // ajv-formats is CommonJS; its default export sits on `.default` under NodeNext.
 const addFormats = addFormatsModule.default;
@@ -53,6 +54,7 @@ test('every member has a description and at least one example', () => {
 test('every example is valid against its member\'s schema', () => {
   const ajv = new Ajv2020({ strict: true, allErrors: true });
   addFormats(ajv);
+  addSchemaKeywords(ajv);
   ajv.addSchema(schema);
   const invalid: string[] = [];
   for (const { pointer, node } of all) {
