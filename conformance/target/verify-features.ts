@@ -62,8 +62,8 @@ async function checkSlowValue(profile: TargetProfile, base: string): Promise<Fea
   const headers = { authorization: `Bearer ${profile.tokens.valid}`, 'idempotency-key': key, [fault.header]: fault.slowValue };
   const response = await send(base, 'POST', idem.path, { headers, json: fillTemplate(idem.body), timeoutMs: 15_000 });
   if (response.status >= 200 && response.status < 300 && response.durationMs >= SLOW_WINDOW_MS - SLOW_TOLERANCE_MS) return [];
-  const what =
-    response.status >= 300 ? `${answerLine(response)}` : `${answerLine(response)} after ${Math.round(response.durationMs)} ms, not at least ${SLOW_WINDOW_MS} ms`;
+  const answer = answerLine(response);
+  const what = response.status >= 300 ? answer : `${answer} after ${Math.round(response.durationMs)} ms, not at least ${SLOW_WINDOW_MS} ms`;
   return [
     {
       field: 'features.faultInjection.slowValue',

@@ -127,8 +127,9 @@ test('npm pack ships what runs: no test, bench, soak, mutation, broken variant o
       (/\.spec\./.test(p) && !p.startsWith('dist/conformance/suite/')),
   );
   expect(unwanted).toEqual([]);
-  // 353 files and 1.47 MB unpacked before dist/ and the `files` list; 187 files, 0.98 MB after (the note of the package).
-  expect(packed?.entryCount ?? 0).toBeLessThan(220);
+  // 353 files and 1.47 MB unpacked before dist/ and the `files` list; 187 files, 0.98 MB after (the note of the package);
+  // 224 once `run` was split into its named steps (cli/run/). The bound catches a folder shipped whole, not a new module.
+  expect(packed?.entryCount ?? 0).toBeLessThan(250);
 });
 
 test('dependencies are exactly the packages the installed JavaScript imports', async () => {
