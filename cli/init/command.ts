@@ -9,6 +9,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { packagePath } from '../../spec/package-files.ts';
+import { profileField, withoutIt } from '../../spec/profile-fields.ts';
 import { baseUrl, optionsOrExit, parseOptions, UsageError } from '../arguments.ts';
 import { probeTargets } from '../../conformance/target/probe.ts';
 import { isUrl, parseProfile, ProfileError, todoMarkers } from '../../conformance/target/profile.ts';
@@ -96,6 +97,11 @@ function limitedRequest(draft: Draft, given: string | undefined): ProfileRequest
   return { method: method.toUpperCase(), path, ...(method.toUpperCase() === 'POST' && collection?.create ? { body: collection.create } : {}) };
 }
 
+/** A TODO's way out: delete the member, and what the schema says happens then (spec/profile-fields.ts). */
+function orLeaveOut(path: string): string {
+  return `or delete ${path}: without it, ${withoutIt(profileField(path))}`;
+}
+
 /**
  * The profile document: the draft, the answers, and a TODO marker for every value still missing;
  * `openapi` names the document the draft was read from (D-SCHEMA-INPUTS: the schema-driven checks read it).
@@ -108,12 +114,12 @@ export function assembleProfile(draft: Draft, answers: Answers, targets: string[
     targets.length > 0 ? targets : draft.serverUrls.length > 0 ? draft.serverUrls.slice(0, 1) : [todo('the base URL of your API, or give --target to run')];
   const tokens: Record<string, unknown> = {
     valid: valid ?? todo('a bearer token allowed every request the profile exercises'),
-    other: other ?? todo("a second caller's token (owner isolation, per-caller limits); or delete tokens.other to skip those checks"),
+    other: other ?? todo(`a second caller's token (owner isolation, per-caller limits); ${orLeaveOut('tokens.other')}`),
     limited: {
-      token: answers.limitedToken ?? todo('a valid token that lacks a permission; or delete tokens.limited to skip the 403 check'),
+      token: answers.limitedToken ?? todo(`a valid token that lacks a permission; ${orLeaveOut('tokens.limited')}`),
       request: request ?? { method: 'POST', path: todo('a request that token is refused with 403') },
     },
-    rateLimit: rateLimit ?? todo('a token reserved for the rate-limit checks, ideally on a low limit; or delete tokens.rateLimit to skip them'),
+    rateLimit: rateLimit ?? todo(`a token reserved for the rate-limit checks, ideally on a low limit; ${orLeaveOut('tokens.rateLimit')}`),
     ...(pool.length > 0 ? { rateLimitPool: pool } : {}),
   };
   return {
@@ -225,8 +231,10 @@ export async function initCommand(args: string[], io: { cwd?: string; interactiv
     `${draft.collections.map((c) => c.path).join(', ')})`,
   );
   for (const note of draft.notes) console.log(`  note: ${note}`);
-  if (!(profile.features as { faultInjection?: unknown }).faultInjection)
-    console.log('  note: no --fault-header: the checks of 500/503 problem documents will be skipped');
+  if (!(profile.features as { faultInjection?: unknown }).faultInjection) {
+    const skipped = withoutIt(profileField('features.faultInjection'));
+    console.log(`  note: no --fault-header: features.faultInjection is left out; without it, the 5xx checks are ${skipped}`);
+  }
   if (markers.length > 0) {
     console.log(`\n${markers.length} value${markers.length === 1 ? '' : 's'} to fill in before "run" accepts the profile:`);
     for (const marker of markers) console.log(`  ${marker}`);
