@@ -4,7 +4,8 @@
  * requests of this process that had not finished.
  */
 
-function seconds(ms: number): string {
+/** `ms` as the console and results.json write a duration: `12.3 s`. */
+export function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
 
@@ -66,5 +67,3 @@ export function runDeadline(deadlineMs: number): RunDeadline {
 export function suiteCutMessage(deadlineSeconds: number): string {
   return `the run deadline of ${seconds(deadlineSeconds * 1000)} (--deadline) passed during the suite: the run is incomplete`;
 }
-
-export { seconds };

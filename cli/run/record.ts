@@ -34,10 +34,10 @@ export class RunRecord {
   }
 
   /** Writes results.json, and report.html and badge.svg beside it (their modules load only when a run writes them itself). */
-  async write(results: RunResults, dir: string = this.out): Promise<void> {
-    writeResults(dir, results);
+  async write(results: RunResults): Promise<void> {
+    writeResults(this.out, results);
     const { writeReportFiles } = await import('../../conformance/report/report-files.ts');
-    writeReportFiles(dir, results);
+    writeReportFiles(this.out, results);
   }
 
   /** The results.json the suite's reporter wrote in `dir` (checked against its schema), or undefined when there is none or it is unusable. */
