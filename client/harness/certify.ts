@@ -147,14 +147,7 @@ export async function certifyClient(options: CertifyOptions): Promise<Certificat
   if (probeFailure) {
     lag.disable();
     errors.push(probeFailure);
-    const notJudged = loadClientRequirements().map((req): RequirementResult => ({
-      id: req.id,
-      level: req.level,
-      outcome: 'skipped',
-      reason: 'not judged: the adapter failed on the first scenario',
-      tests: [],
-    }));
-    const results = buildResults(notJudged, options, scale, startedAt, started, warnings, false, errors, 2);
+    const results = buildResults(notJudged(), options, scale, startedAt, started, warnings, false, errors, 2);
     return { results, runs: [], warnings, unusable: true };
   }
   const reported = probe?.adapter.output?.timeScale;
@@ -167,17 +160,9 @@ export async function certifyClient(options: CertifyOptions): Promise<Certificat
     list = selected(scale);
     probe = list[0] ? await playSafe(list[0]) : undefined;
   }
-  const played: (ScenarioRun | undefined)[] = [probe];
-  let next = 1;
-  const worker = async (): Promise<void> => {
-    while (next < list.length) {
-      const index = next++;
-      played[index] = await playSafe(list[index] as Scenario);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, worker));
+  const played = await playRest(list, probe, options.concurrency ?? 1, playSafe);
 
-  const judged: { scenario: Scenario; run: ScenarioRun }[] = [];
+  const judged: JudgedRun[] = [];
   list.forEach((scenario, i) => {
     const run = played[i];
     if (!run) return;
@@ -189,7 +174,62 @@ export async function certifyClient(options: CertifyOptions): Promise<Certificat
   lag.disable();
   const harnessLagMs = Math.round(lag.percentile(99) / 1e6);
   const ctx: JudgeContext = { msPerSecond: 1000 * scale, tolerance: { ...tolerance, harnessLagMs }, token };
-  const checks: { check: Check; run: ScenarioRun | undefined }[] = [];
+  const requirements = requirementResults(judgeRuns(judged, ctx, token), options.strict ?? false);
+  const results = buildResults(requirements, { ...options, harnessLagMs }, scale, startedAt, started, warnings, errors.length === 0, errors);
+  return { results, runs: judged.map((r) => r.run), warnings, unusable: false };
+}
+
+/** A scenario whose adapter reported: its run is judged. */
+interface JudgedRun {
+  scenario: Scenario;
+  run: ScenarioRun;
+}
+
+/** A check with the run it judged (undefined for the checks over all runs). */
+interface RunCheck {
+  check: Check;
+  run: ScenarioRun | undefined;
+}
+
+/** Every client requirement, skipped: the adapter failed on the first scenario, so nothing was judged. */
+function notJudged(): RequirementResult[] {
+  return loadClientRequirements().map((req): RequirementResult => ({
+    id: req.id,
+    level: req.level,
+    outcome: 'skipped',
+    reason: 'not judged: the adapter failed on the first scenario',
+    tests: [],
+  }));
+}
+
+/**
+ * Plays the scenarios of `list` after the first (already played: `first`), `concurrency` at a time
+ * (at least one); the runs in the order of `list`, undefined where a scenario could not be played.
+ */
+async function playRest(
+  list: Scenario[],
+  first: ScenarioRun | undefined,
+  concurrency: number,
+  playSafe: (scenario: Scenario) => Promise<ScenarioRun | undefined>,
+): Promise<(ScenarioRun | undefined)[]> {
+  const played: (ScenarioRun | undefined)[] = [first];
+  let next = 1;
+  const worker = async (): Promise<void> => {
+    while (next < list.length) {
+      const index = next++;
+      played[index] = await playSafe(list[index] as Scenario);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+  return played;
+}
+
+/**
+ * The checks of the judged runs: each scenario's own verdict and the bearer check of its run, then,
+ * when any run was judged, the checks over all runs (backoff jitter, distinct Idempotency-Keys).
+ */
+function judgeRuns(judged: JudgedRun[], ctx: JudgeContext, token: string): RunCheck[] {
+  const checks: RunCheck[] = [];
   const jitter: JitterSample[] = [];
   const keys: (string | null)[] = [];
   for (const { scenario, run } of judged) {
@@ -203,18 +243,24 @@ export async function certifyClient(options: CertifyOptions): Promise<Certificat
     for (const check of jitterChecks(jitter, ctx)) checks.push({ check, run: undefined });
     checks.push({ check: distinctKeysCheck(keys), run: undefined });
   }
-  const requirements = loadClientRequirements().map((req): RequirementResult => {
+  return checks;
+}
+
+/**
+ * One result per client requirement from the checks that carry its id: its outcome at its level
+ * (`strict`: see outcomeFor), and why when it is skipped or failed.
+ */
+function requirementResults(checks: RunCheck[], strict: boolean): RequirementResult[] {
+  return loadClientRequirements().map((req): RequirementResult => {
     const mine = checks.filter((c) => c.check.id === req.id);
     const tests = mine.map((c) => toTest(c.check, c.run));
-    const outcome = outcomeFor(req.level, tests.map((t) => t.status), options.strict ?? false);
+    const outcome = outcomeFor(req.level, tests.map((t) => t.status), strict);
     const firstFailure = mine.find((c) => c.check.status === 'failed');
     const result: RequirementResult = { id: req.id, level: req.level, outcome, tests };
     if (outcome === 'skipped') result.reason = mine[0]?.check.detail ?? 'no selected scenario checks this requirement';
     else if (firstFailure) result.reason = `${firstFailure.check.title}: ${firstFailure.check.detail ?? ''}`;
     return result;
   });
-  const results = buildResults(requirements, { ...options, harnessLagMs }, scale, startedAt, started, warnings, errors.length === 0, errors);
-  return { results, runs: judged.map((r) => r.run), warnings, unusable: false };
 }
 
 function buildResults(

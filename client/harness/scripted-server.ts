@@ -76,19 +76,7 @@ export async function startScriptedServer(script: Script, onRequest?: (attempt: 
   const attempts: AttemptRecord[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const server = createServer((req, res) => {
-    const attempt: AttemptRecord = {
-      index: attempts.length,
-      method: req.method ?? 'GET',
-      path: req.url ?? '/',
-      headers: headersOf(req),
-      body: '',
-      arrivedAt: performance.now(),
-      wallClockAt: Date.now(),
-      endedAt: undefined,
-      outcome: 'pending',
-      status: undefined,
-      notes: {},
-    };
+    const attempt = arrival(req, attempts.length);
     attempts.push(attempt);
     onRequest?.(attempt);
     res.on('close', () => {
@@ -105,28 +93,7 @@ export async function startScriptedServer(script: Script, onRequest?: (attempt: 
     });
     req.on('end', () => {
       attempt.body = Buffer.concat(chunks).toString('utf8');
-      let action: Action;
-      try {
-        action = script(attempt, attempts.slice(0, attempt.index));
-      } catch {
-        action = { kind: 'respond', status: 500, body: { type: 'about:blank', title: 'Internal Server Error', status: 500 } };
-      }
-      if (action.kind === 'reset') {
-        attempt.outcome = 'reset';
-        attempt.endedAt = performance.now();
-        req.socket.destroy();
-        return;
-      }
-      attempt.status = action.status;
-      if (action.delayMs && action.delayMs > 0) {
-        const timer = setTimeout(() => {
-          timers.delete(timer);
-          send(res, attempt, action);
-        }, action.delayMs);
-        timers.add(timer);
-      } else {
-        send(res, attempt, action);
-      }
+      perform(actionFor(script, attempt, attempts.slice(0, attempt.index)), req, res, attempt, timers);
     });
   });
   server.keepAliveTimeout = 30_000;
@@ -145,4 +112,50 @@ export async function startScriptedServer(script: Script, onRequest?: (attempt: 
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The record of attempt number `index`, whose head has just arrived (pending, its body still to come). */
+function arrival(req: IncomingMessage, index: number): AttemptRecord {
+  return {
+    index,
+    method: req.method ?? 'GET',
+    path: req.url ?? '/',
+    headers: headersOf(req),
+    body: '',
+    arrivedAt: performance.now(),
+    wallClockAt: Date.now(),
+    endedAt: undefined,
+    outcome: 'pending',
+    status: undefined,
+    notes: {},
+  };
+}
+
+/** The script's action for `attempt`; a script that throws answers 500 with a problem document. */
+function actionFor(script: Script, attempt: AttemptRecord, previous: readonly AttemptRecord[]): Action {
+  try {
+    return script(attempt, previous);
+  } catch {
+    return { kind: 'respond', status: 500, body: { type: 'about:blank', title: 'Internal Server Error', status: 500 } };
+  }
+}
+
+/** Carries out `action` for `attempt`: resets the connection, or responds, after `delayMs` on a timer kept in `timers` for close. */
+function perform(action: Action, req: IncomingMessage, res: ServerResponse, attempt: AttemptRecord, timers: Set<NodeJS.Timeout>): void {
+  if (action.kind === 'reset') {
+    attempt.outcome = 'reset';
+    attempt.endedAt = performance.now();
+    req.socket.destroy();
+    return;
+  }
+  attempt.status = action.status;
+  if (action.delayMs && action.delayMs > 0) {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      send(res, attempt, action);
+    }, action.delayMs);
+    timers.add(timer);
+  } else {
+    send(res, attempt, action);
+  }
 }

@@ -114,6 +114,39 @@ function describe(error: unknown): string {
 }
 
 /**
+ * The ClientResponse of attempt number `attempts`, its whole body read: header names in lower case,
+ * a JSON body parsed (its text when it does not parse), and the problem document of a status ≥ 400
+ * (CLIENT-SURFACE-LAST-RESPONSE).
+ */
+async function readResponse(res: Response, method: string, url: URL, key: string | undefined, attempts: number): Promise<ClientResponse> {
+  const text = await res.text();
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    headers[name.toLowerCase()] = value;
+  });
+  let body: unknown = text === '' ? undefined : text;
+  if (text !== '' && /json/i.test(headers['content-type'] ?? '')) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+  }
+  const problem = parseProblem({ status: res.status, headers, body }, res.statusText);
+  return {
+    method,
+    url: url.href,
+    status: res.status,
+    ok: res.status >= 200 && res.status < 300,
+    headers,
+    body,
+    problem,
+    attempts,
+    idempotencyKey: key,
+  };
+}
+
+/**
  * Creates the reference client (D-CLIENT-RETRY). Every operation retries only on 429, 5xx and network
  * errors, at most `maxAttempts` times, waiting `Retry-After` or 2^attempt s + jitter, honours
  * `RateLimit-Remaining: 0`, and returns the last response (status, headers, parsed problem).
@@ -152,33 +185,7 @@ export function createClient(options: ClientOptions): Client {
     const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs * timeScale} ms`)), timeoutMs * timeScale);
     try {
       const res = await doFetch(url, { method, headers, body: payload, signal: controller.signal, redirect: 'manual' });
-      const text = await res.text();
-      const responseHeaders: Record<string, string> = {};
-      res.headers.forEach((value, name) => {
-        responseHeaders[name.toLowerCase()] = value;
-      });
-      let body: unknown = text === '' ? undefined : text;
-      if (text !== '' && /json/i.test(responseHeaders['content-type'] ?? '')) {
-        try {
-          body = JSON.parse(text);
-        } catch {
-          body = text;
-        }
-      }
-      const problem = parseProblem({ status: res.status, headers: responseHeaders, body }, res.statusText);
-      return {
-        response: {
-          method,
-          url: url.href,
-          status: res.status,
-          ok: res.status >= 200 && res.status < 300,
-          headers: responseHeaders,
-          body,
-          problem,
-          attempts,
-          idempotencyKey: key,
-        },
-      };
+      return { response: await readResponse(res, method, url, key, attempts) };
     } catch (error) {
       return { error: controller.signal.aborted ? controller.signal.reason : error };
     } finally {

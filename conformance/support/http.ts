@@ -7,6 +7,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { curlFor } from './curl.ts';
 import { tlsTrust } from './tls.ts';
+import type { TlsTrust } from './tls.ts';
 import { noteAnswered, noteSent } from './exchange-log.ts';
 import { runEnvironment } from '../run-environment.ts';
 
@@ -166,9 +167,37 @@ export async function send(baseUrl: string, method: string, path: string, option
 /** The connection closed while the body was being written and before any answer arrived. */
 class UploadInterrupted extends TransportError {}
 
+/**
+ * One attempt of `send`: refuses an unsendable request, else runs the exchange within this run's
+ * bounds (D-BOUNDED-RUN), noting it among the requests in flight and in the exchange log.
+ */
 function sendOnce(baseUrl: string, method: string, path: string, options: RequestOptions): Promise<HttpResponse> {
   const refused = unsendable(method, path);
   if (refused !== undefined) return Promise.reject(new UnsendableRequestError(`refused to send ${method} ${path}: ${refused}`));
+  const { url, request, bytes } = prepareRequest(baseUrl, method, path, options);
+  const started = performance.now();
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const tls = url.protocol === 'https:' ? tlsTrust() : undefined;
+  noteSent(request);
+  const maxBytes = options.maxResponseBytes ?? limits().maxResponseBytes;
+  const deadlineMs = options.deadlineMs ?? limits().requestDeadlineMs;
+  // D-BOUNDED-RUN: the idle timeout never outlasts the deadline of the whole exchange.
+  const idleMs = Math.min(timeoutMs, deadlineMs);
+  const flight: InFlight = { method, url: url.toString(), sentAt: started, bytes: 0 };
+  inFlight.add(flight);
+  const plan: ExchangePlan = { url, request, bytes, tls, agent: options.agent, maxBytes, deadlineMs, idleMs, flight };
+  const answered = new Promise<HttpResponse>((resolve, reject) => exchange(plan, resolve, reject));
+  // The evidence a failing test attaches (conformance/report/exchange.ts).
+  answered.then((response) => noteAnswered(request, { response }), (error: unknown) => noteAnswered(request, { error }));
+  return answered;
+}
+
+/**
+ * The request `method baseUrl + path` as it is sent: lower-case headers that accept JSON and problem
+ * documents, the body (`options.json` serialised, else `options.body`) with its Content-Length, and
+ * its length in bytes.
+ */
+function prepareRequest(baseUrl: string, method: string, path: string, options: RequestOptions): { url: URL; request: SentRequest; bytes: number } {
   const url = new URL(baseUrl.replace(/\/+$/, '') + path);
   const headers: Record<string, string> = { accept: 'application/json, application/problem+json', ...lowerKeys(options.headers ?? {}) };
   let body = options.body;
@@ -182,75 +211,69 @@ function sendOnce(baseUrl: string, method: string, path: string, options: Reques
   // instead of closing on it, so the answer is not lost to a reset (D-SUITE-TRUST).
   if (bytes > CHUNK_BYTES) headers.connection ??= 'keep-alive';
   const request: SentRequest = { method, url: url.toString(), headers, ...(body !== undefined ? { body } : {}) };
-  const started = performance.now();
-  const timeoutMs = options.timeoutMs ?? 15_000;
+  return { url, request, bytes };
+}
+
+/** One exchange as sendOnce planned it: the request, how it travels, and its bounds (D-BOUNDED-RUN). */
+interface ExchangePlan {
+  url: URL;
+  request: SentRequest;
+  /** Length of the body in bytes (0 without one). */
+  bytes: number;
+  /** The TLS trust of an https request; undefined for http. */
+  tls: TlsTrust | undefined;
+  /** The caller's connection pool, if any. */
+  agent: http.Agent | undefined;
+  maxBytes: number;
+  deadlineMs: number;
+  idleMs: number;
+  /** Its entry in `inFlight`, removed when the exchange ends. */
+  flight: InFlight;
+}
+
+/**
+ * Runs one exchange (a promise executor): sends the request, uploads the body and reads the answer,
+ * ending it at the first of: the whole answer read, the deadline, the idle timeout, the size limit, a
+ * connection error. Whatever ends it first settles it; what comes after is ignored.
+ */
+function exchange(plan: ExchangePlan, resolve: (response: HttpResponse) => void, reject: (error: Error) => void): void {
+  const { url, request, bytes, tls, flight } = plan;
+  const { method, headers, body } = request;
+  const started = flight.sentAt;
+  let responded = false;
+  let uploaded = body === undefined;
+  let flushedAt = body === undefined ? started : Number.NaN;
+  let settled = false;
+  let response: http.IncomingMessage | undefined;
+  // Called only once this function has run (a timer), so `fail` below is defined by then.
+  const deadline = setTimeout(() => fail(deadlineFault(flight, plan.deadlineMs, performance.now())), plan.deadlineMs);
+  const settle = (): boolean => {
+    if (settled) return false;
+    settled = true;
+    clearTimeout(deadline);
+    inFlight.delete(flight);
+    return true;
+  };
+  /** Ends the exchange with the server's fault, naming the request; the socket is closed and what was read is dropped. */
+  const fail = (fault: string, type: new (message: string) => TransportError = TransportError): void => {
+    if (!settle()) return;
+    reject(new type(`${method} ${url.toString()}: ${fault}\n  ${curlFor(request)}`));
+    response?.destroy();
+    req.destroy();
+  };
   const secure = url.protocol === 'https:';
-  const transport = secure ? https : http;
-  const tls = secure ? tlsTrust() : undefined;
-  noteSent(request);
-  const maxBytes = options.maxResponseBytes ?? limits().maxResponseBytes;
-  const deadlineMs = options.deadlineMs ?? limits().requestDeadlineMs;
-  // D-BOUNDED-RUN: the idle timeout never outlasts the deadline of the whole exchange.
-  const idleMs = Math.min(timeoutMs, deadlineMs);
-  const flight: InFlight = { method, url: url.toString(), sentAt: started, bytes: 0 };
-  inFlight.add(flight);
-  const answered = new Promise<HttpResponse>((resolve, reject) => {
-    let responded = false;
-    let uploaded = body === undefined;
-    let flushedAt = body === undefined ? started : Number.NaN;
-    let settled = false;
-    let response: http.IncomingMessage | undefined;
-    // Called only once the executor has run (a timer), so `fail` below is defined by then.
-    const deadline = setTimeout(() => {
-      const now = performance.now();
-      if (flight.headersAt === undefined) fail(`no answer within ${seconds(deadlineMs)}`);
-      else if (flight.bytes === 0) fail(`the server sent headers, then nothing for ${seconds(now - flight.headersAt)}`);
-      else fail(`the body did not finish within ${seconds(deadlineMs)} (${flight.bytes} bytes came, the headers after ${seconds(flight.headersAt - started)})`);
-    }, deadlineMs);
-    const settle = (): boolean => {
-      if (settled) return false;
-      settled = true;
-      clearTimeout(deadline);
-      inFlight.delete(flight);
-      return true;
-    };
-    /** Ends the exchange with the server's fault, naming the request; the socket is closed and what was read is dropped. */
-    const fail = (fault: string, type: new (message: string) => TransportError = TransportError): void => {
-      if (!settle()) return;
-      reject(new type(`${method} ${url.toString()}: ${fault}\n  ${curlFor(request)}`));
-      response?.destroy();
-      req.destroy();
-    };
-    const agent = options.agent ?? (secure ? resumingAgent() : false);
-    const req = transport.request(url, { method, headers, agent, ...(tls ?? {}) }, (res) => {
-      responded = true;
-      response = res;
-      const receivedAt = performance.now();
-      flight.headersAt = receivedAt;
-      const declared = Number(res.headers['content-length']);
-      if (Number.isFinite(declared) && declared > maxBytes) {
-        fail(`response larger than ${maxBytes} bytes (Content-Length: ${res.headers['content-length']}); the body was not read`);
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        flight.bytes = size;
-        if (size > maxBytes) fail(`response larger than ${maxBytes} bytes; the body was dropped after ${size} bytes`);
-        else chunks.push(chunk);
-      });
-      res.on('error', (error) => fail(`${error.message} after ${size} bytes of the body`));
-      res.on('close', () => {
-        if (!res.complete) fail(`the server closed the connection after the headers and ${size} bytes of the body`);
-      });
-      res.on('end', () => {
-        if (settled) return;
-        const text = Buffer.concat(chunks).toString('utf8');
-        chunks.length = 0;
+  const agent = plan.agent ?? (secure ? resumingAgent() : false);
+  const req = (secure ? https : http).request(url, { method, headers, agent, ...(tls ?? {}) }, (res) => {
+    responded = true;
+    response = res;
+    const receivedAt = performance.now();
+    flight.headersAt = receivedAt;
+    readBody(res, plan.maxBytes, flight, {
+      ended: () => settled,
+      fail,
+      done: (text) => {
         if (!uploaded) req.destroy();
-        const depth = jsonDepthOver(text, MAX_JSON_DEPTH);
-        if (depth) {
+        if (jsonDepthOver(text, MAX_JSON_DEPTH)) {
           fail(`the JSON body nests deeper than ${MAX_JSON_DEPTH} levels; it was not parsed`);
           return;
         }
@@ -266,30 +289,73 @@ function sendOnce(baseUrl: string, method: string, path: string, options: Reques
           receivedAt,
           durationMs: performance.now() - started,
         });
-      });
+      },
     });
-    req.setTimeout(idleMs, () => {
-      if (!responded) fail(`no answer within ${seconds(idleMs)}`);
-      else fail(`the server sent headers${flight.bytes > 0 ? ` and ${flight.bytes} bytes of the body` : ''}, then nothing for ${seconds(idleMs)}`);
-    });
-    req.on('error', (error: NodeJS.ErrnoException) => {
-      // An early answer was read: the rest of the upload failing is expected, the response decides.
-      if (settled || (responded && CLOSED.has(error.code ?? ''))) return;
-      // Reset before any answer: an unfinished upload, or a large one whose early answer the reset
-      // discarded, cannot have been processed, so it is sent again.
-      const unsent = (!uploaded || bytes > CHUNK_BYTES) && CLOSED.has(error.code ?? '');
-      if (unsent) fail(`the connection closed before the body was sent and before any answer: ${error.message}`, UploadInterrupted);
-      else fail(error.message);
-    });
-    req.on('finish', () => {
-      uploaded = true;
-      flushedAt = performance.now();
-    });
-    void upload(req, body === undefined ? undefined : Buffer.from(body), () => responded);
   });
-  // The evidence a failing test attaches (conformance/report/exchange.ts).
-  answered.then((response) => noteAnswered(request, { response }), (error: unknown) => noteAnswered(request, { error }));
-  return answered;
+  req.setTimeout(plan.idleMs, () => fail(idleFault(flight, plan.idleMs)));
+  req.on('error', (error: NodeJS.ErrnoException) => {
+    // An early answer was read: the rest of the upload failing is expected, the response decides.
+    if (settled || (responded && CLOSED.has(error.code ?? ''))) return;
+    // Reset before any answer: an unfinished upload, or a large one whose early answer the reset
+    // discarded, cannot have been processed, so it is sent again.
+    const unsent = (!uploaded || bytes > CHUNK_BYTES) && CLOSED.has(error.code ?? '');
+    if (unsent) fail(`the connection closed before the body was sent and before any answer: ${error.message}`, UploadInterrupted);
+    else fail(error.message);
+  });
+  req.on('finish', () => {
+    uploaded = true;
+    flushedAt = performance.now();
+  });
+  void upload(req, body === undefined ? undefined : Buffer.from(body), () => responded);
+}
+
+/** Why the deadline of the exchange `flight` (D-BOUNDED-RUN) passed at `now`: no headers, headers only, or a body too slow. */
+function deadlineFault(flight: InFlight, deadlineMs: number, now: number): string {
+  if (flight.headersAt === undefined) return `no answer within ${seconds(deadlineMs)}`;
+  if (flight.bytes === 0) return `the server sent headers, then nothing for ${seconds(now - flight.headersAt)}`;
+  return `the body did not finish within ${seconds(deadlineMs)} (${flight.bytes} bytes came, the headers after ${seconds(flight.headersAt - flight.sentAt)})`;
+}
+
+/** Why the exchange `flight` went idle for `idleMs`: no headers yet, or nothing more after the headers and what came of the body. */
+function idleFault(flight: InFlight, idleMs: number): string {
+  if (flight.headersAt === undefined) return `no answer within ${seconds(idleMs)}`;
+  return `the server sent headers${flight.bytes > 0 ? ` and ${flight.bytes} bytes of the body` : ''}, then nothing for ${seconds(idleMs)}`;
+}
+
+/**
+ * Reads the body of `res` within `maxBytes` (D-BOUNDED-RUN), counting in `flight` the bytes that came.
+ * A body declared or found larger, a stream error or a connection closed before the end goes to
+ * `fail`; the complete body goes to `done`, unless the exchange has `ended` meanwhile.
+ */
+function readBody(
+  res: http.IncomingMessage,
+  maxBytes: number,
+  flight: InFlight,
+  on: { ended: () => boolean; fail: (fault: string) => void; done: (text: string) => void },
+): void {
+  const declared = Number(res.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    on.fail(`response larger than ${maxBytes} bytes (Content-Length: ${res.headers['content-length']}); the body was not read`);
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  res.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    flight.bytes = size;
+    if (size > maxBytes) on.fail(`response larger than ${maxBytes} bytes; the body was dropped after ${size} bytes`);
+    else chunks.push(chunk);
+  });
+  res.on('error', (error) => on.fail(`${error.message} after ${size} bytes of the body`));
+  res.on('close', () => {
+    if (!res.complete) on.fail(`the server closed the connection after the headers and ${size} bytes of the body`);
+  });
+  res.on('end', () => {
+    if (on.ended()) return;
+    const text = Buffer.concat(chunks).toString('utf8');
+    chunks.length = 0;
+    on.done(text);
+  });
 }
 
 /** Writes `body` in chunks, waiting for the socket to drain, and stops as soon as an answer arrived. */
