@@ -54,6 +54,52 @@ function resultGone(): HttpProblem {
   });
 }
 
+/**
+ * The record key of an Idempotency-Key header: the caller (its token's principal, else its IP address)
+ * and the key, so one caller never receives another caller's result (IDEMPOTENCY-SCOPED-PER-CALLER).
+ * A key that is not 1 to 255 printable ASCII characters, or a repeated header, is a 400
+ * (IDEMPOTENCY-KEY-FORMAT).
+ */
+function recordKey(ctx: AppContext, header: string | string[]): string {
+  if (typeof header !== 'string' || !KEY_SYNTAX.test(header)) {
+    throw new HttpProblem(400, {
+      type: 'invalid-idempotency-key',
+      title: 'Invalid Idempotency-Key',
+      detail: 'Idempotency-Key must be 1 to 255 printable ASCII characters without spaces.',
+    });
+  }
+  const identity = ctx.state.identity;
+  const caller = identity.kind === 'token' ? identity.principal.callerKey : `ip:${ctx.ip}`;
+  return `${caller}:${header}`;
+}
+
+/** The key was claimed by a request with another fingerprint (IDEMPOTENCY-KEY-REUSE-MISMATCH): 422. */
+function keyReused(): HttpProblem {
+  return new HttpProblem(422, {
+    type: 'idempotency-key-reused',
+    title: 'Idempotency-Key reused',
+    detail: 'This Idempotency-Key was used with a different request; use a new key.',
+    // Every 422 names what is wrong in `errors` (D-ERRORS), so one schema describes them all.
+    members: { errors: [{ field: 'Idempotency-Key', message: 'was already used with a different request' }] },
+  });
+}
+
+/** The request that claimed the key is still running (IDEMPOTENCY-IN-FLIGHT-409): 409 with Retry-After. */
+function keyInFlight(): HttpProblem {
+  return new HttpProblem(409, {
+    type: 'idempotency-key-in-flight',
+    title: 'Request in progress',
+    detail: 'A request with this Idempotency-Key is still being processed; retry later.',
+    headers: { 'Retry-After': '1' },
+  });
+}
+
+/** A 4xx problem the route threw, as it is stored for replay (D-IDEMPOTENCY: 4xx results are stored). */
+function storedProblem(problem: HttpProblem, path: string): StoredResponse {
+  const rendered = renderProblem(problem, path);
+  return { status: rendered.status, headers: { 'content-type': 'application/problem+json' }, body: rendered.body };
+}
+
 /** The idempotency middleware; runs after authentication and body parsing. */
 export function idempotency(config: Config, stores: Stores) {
   const store = stores.idempotency;
@@ -64,17 +110,13 @@ export function idempotency(config: Config, stores: Stores) {
     return keyed(ctx, next, header);
   };
 
+  /**
+   * One keyed POST: claims the key (with the request's deferred rate-limit take, when there is one),
+   * then replays a completed result, refuses a reused or in-flight key, or runs the route and records
+   * its result (a 5xx frees the claim instead: IDEMPOTENCY-5XX-NOT-STORED).
+   */
   async function keyed(ctx: AppContext, next: Next, header: string | string[]): Promise<void> {
-    if (typeof header !== 'string' || !KEY_SYNTAX.test(header)) {
-      throw new HttpProblem(400, {
-        type: 'invalid-idempotency-key',
-        title: 'Invalid Idempotency-Key',
-        detail: 'Idempotency-Key must be 1 to 255 printable ASCII characters without spaces.',
-      });
-    }
-    const identity = ctx.state.identity;
-    const caller = identity.kind === 'token' ? identity.principal.callerKey : `ip:${ctx.ip}`;
-    const key = `${caller}:${header}`;
+    const key = recordKey(ctx, header);
     const fingerprint = fingerprintOf(ctx.method, ctx.path, ctx.state.rawBody ?? '');
     let claim: IdempotencyClaim;
     const pending = ctx.state.deferredTake;
@@ -91,23 +133,8 @@ export function idempotency(config: Config, stores: Stores) {
       if (!(await replayNamesItsWork(stores.resources, creationMarker(key, fingerprint), claim.response))) throw resultGone();
       return replay(ctx, claim.response);
     }
-    if (claim.state === 'mismatch') {
-      throw new HttpProblem(422, {
-        type: 'idempotency-key-reused',
-        title: 'Idempotency-Key reused',
-        detail: 'This Idempotency-Key was used with a different request; use a new key.',
-        // Every 422 names what is wrong in `errors` (D-ERRORS), so one schema describes them all.
-        members: { errors: [{ field: 'Idempotency-Key', message: 'was already used with a different request' }] },
-      });
-    }
-    if (claim.state === 'in-flight') {
-      throw new HttpProblem(409, {
-        type: 'idempotency-key-in-flight',
-        title: 'Request in progress',
-        detail: 'A request with this Idempotency-Key is still being processed; retry later.',
-        headers: { 'Retry-After': '1' },
-      });
-    }
+    if (claim.state === 'mismatch') throw keyReused();
+    if (claim.state === 'in-flight') throw keyInFlight();
     ctx.state.idempotencyMarker = creationMarker(key, fingerprint);
     const held = { key, fingerprint, ttlSeconds, completed: false };
     ctx.state.idempotency = held;
@@ -118,13 +145,7 @@ export function idempotency(config: Config, stores: Stores) {
       if (problem.status >= 500) {
         if (!held.completed) await store.release(key, fingerprint).catch(() => undefined);
       } else if (!held.completed) {
-        const rendered = renderProblem(problem, ctx.path);
-        const response: StoredResponse = {
-          status: rendered.status,
-          headers: { 'content-type': 'application/problem+json' },
-          body: rendered.body,
-        };
-        await store.complete(key, fingerprint, response, ttlSeconds);
+        await store.complete(key, fingerprint, storedProblem(problem, ctx.path), ttlSeconds);
       }
       throw error;
     }

@@ -31,7 +31,49 @@ async function commentOf(store: ResourceStore, postId: number, commentId: number
   return comment;
 }
 
-/** The posts and comments router. */
+/**
+ * The comments of a post, nested under it (D-PATHS): every comment route answers 404 unless the post
+ * exists, and a comment is found only under its own post.
+ */
+function addCommentRoutes(router: RouteSet, resources: ResourceStore): void {
+  router.get('/posts/{id}/comments', async (ctx) => {
+    const postId = idParam(ctx);
+    await getOr404(resources, 'posts', postId);
+    const query = parseCollectionQuery(ctx.query, COMMENT_QUERY);
+    const own = (await resources.list('comments')).filter((comment) => comment.postId === postId);
+    const { page, total } = applyQuery(own, query);
+    ctx.body = pageDocument(ctx.path, query, page.map(commentRepresentation), total);
+  });
+
+  router.post('/posts/{id}/comments', async (ctx) => {
+    const postId = idParam(ctx);
+    await getOr404(resources, 'posts', postId);
+    const request = validBody<CommentRequest>(ctx, 'comment-request');
+    const earlier = await createdEarlier(ctx, resources, 'comments');
+    if (earlier) return created(ctx, `/posts/${postId}/comments/${earlier.id}`, commentRepresentation(earlier));
+    const comment: StoredResource = stamp(ctx, {
+      id: await resources.nextId('comments'),
+      postId,
+      authorName: request.authorName,
+      body: request.body,
+      createdAt: now(),
+    });
+    await resources.put('comments', comment);
+    created(ctx, `/posts/${postId}/comments/${comment.id}`, commentRepresentation(comment));
+  });
+
+  router.get('/posts/{id}/comments/{commentId}', async (ctx) => {
+    ctx.body = commentRepresentation(await commentOf(resources, idParam(ctx), idParam(ctx, 'commentId')));
+  });
+
+  router.delete('/posts/{id}/comments/{commentId}', async (ctx) => {
+    const comment = await commentOf(resources, idParam(ctx), idParam(ctx, 'commentId'));
+    if (!(await resources.delete('comments', comment.id))) throw notFound();
+    ctx.status = 204;
+  });
+}
+
+/** The posts and comments router (the comments' routes: addCommentRoutes). */
 export function postsRoutes({ stores }: Deps): RouteSet {
   const router = new RouteSet();
   const resources = stores.resources;
@@ -75,41 +117,6 @@ export function postsRoutes({ stores }: Deps): RouteSet {
     ctx.status = 204;
   });
 
-  router.get('/posts/{id}/comments', async (ctx) => {
-    const postId = idParam(ctx);
-    await getOr404(resources, 'posts', postId);
-    const query = parseCollectionQuery(ctx.query, COMMENT_QUERY);
-    const own = (await resources.list('comments')).filter((comment) => comment.postId === postId);
-    const { page, total } = applyQuery(own, query);
-    ctx.body = pageDocument(ctx.path, query, page.map(commentRepresentation), total);
-  });
-
-  router.post('/posts/{id}/comments', async (ctx) => {
-    const postId = idParam(ctx);
-    await getOr404(resources, 'posts', postId);
-    const request = validBody<CommentRequest>(ctx, 'comment-request');
-    const earlier = await createdEarlier(ctx, resources, 'comments');
-    if (earlier) return created(ctx, `/posts/${postId}/comments/${earlier.id}`, commentRepresentation(earlier));
-    const comment: StoredResource = stamp(ctx, {
-      id: await resources.nextId('comments'),
-      postId,
-      authorName: request.authorName,
-      body: request.body,
-      createdAt: now(),
-    });
-    await resources.put('comments', comment);
-    created(ctx, `/posts/${postId}/comments/${comment.id}`, commentRepresentation(comment));
-  });
-
-  router.get('/posts/{id}/comments/{commentId}', async (ctx) => {
-    ctx.body = commentRepresentation(await commentOf(resources, idParam(ctx), idParam(ctx, 'commentId')));
-  });
-
-  router.delete('/posts/{id}/comments/{commentId}', async (ctx) => {
-    const comment = await commentOf(resources, idParam(ctx), idParam(ctx, 'commentId'));
-    if (!(await resources.delete('comments', comment.id))) throw notFound();
-    ctx.status = 204;
-  });
-
+  addCommentRoutes(router, resources);
   return router;
 }

@@ -28,6 +28,16 @@ function emailTaken(): HttpProblem {
   });
 }
 
+/** A PUT's `version` is not the user's current one (D-CONCURRENCY, CONCURRENCY-VERSION-409): nothing was changed. */
+function versionConflict(current: number, requested: number | undefined): HttpProblem {
+  return new HttpProblem(409, {
+    type: 'version-conflict',
+    title: 'Version conflict',
+    detail: `The user is at version ${current}, not ${String(requested)}.`,
+    members: { currentVersion: current },
+  });
+}
+
 async function assertEmailFree(store: ResourceStore, email: string, exceptId?: number): Promise<void> {
   const wanted = email.toLowerCase();
   const users = await store.list('users');
@@ -106,14 +116,7 @@ export function usersRoutes({ stores, config }: Deps): RouteSet {
         }
         return { ...current, name: request.name, email: request.email, version: version + 1 };
       });
-      if (conflict !== undefined) {
-        throw new HttpProblem(409, {
-          type: 'version-conflict',
-          title: 'Version conflict',
-          detail: `The user is at version ${conflict}, not ${String(request.version)}.`,
-          members: { currentVersion: conflict },
-        });
-      }
+      if (conflict !== undefined) throw versionConflict(conflict, request.version);
       if (!result) throw notFound();
       return result;
     });

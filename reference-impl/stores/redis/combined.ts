@@ -139,110 +139,91 @@ class ScriptArguments {
   }
 }
 
-/**
- * The Redis adapter's one-round-trip operations (types.ts RequestOperations). On one Redis: token
- * and read in one script, token and claim in one script, and a creation with its idempotent result
- * in one script. On a Cluster the keys of one script share a hash tag (keys.ts), so: token and claim
- * stay one script (a caller's bucket and records share its tag); the token and the read go out
- * together to their two nodes; a creation is one script on the resources' slot and the completion
- * another on the caller's slot.
- */
-export function createRedisCombined(
-  connection: RedisConnection,
-  keys: RedisKeys,
-  covers: { rateLimits: RateLimitStore; idempotency: IdempotencyStore; resources: ResourceStore },
-  tokenTakes: TokenTakes,
-): RequestOperations {
-  const parse = (raw: unknown): StoredResource | undefined =>
-    typeof raw === 'string' && raw !== '' ? (JSON.parse(raw) as StoredResource) : undefined;
+/** The plain stores, for the steps one script does not cover (a leaky bucket's take and read, a take and claim in two slots, a Cluster's completion). */
+interface Covers {
+  rateLimits: RateLimitStore;
+  idempotency: IdempotencyStore;
+  resources: ResourceStore;
+}
 
-  /** Adds one creation's plan to `script` (CREATE's layout); throws when it cannot be planned, adding no argument. */
-  function plan(creation: Creation, script: ScriptArguments): void {
-    const count = creation.kinds.length;
-    if (count > PLACEHOLDERS.length) throw new Error(`a creation of more than ${PLACEHOLDERS.length} resources cannot be planned`);
-    const fakes = PLACEHOLDERS.slice(0, count);
-    const draft = creation.build(fakes);
-    const out: (string | number)[] = [count];
-    for (const kind of creation.kinds) out.push(script.sharedKey(keys.sequence(kind)));
-    // The marker checked is usually the one the created item carries: its key (a hash) is made once.
-    const check = creation.marker;
-    const checkKey = check === undefined ? 0 : script.key(keys.marker(check.kind, check.value));
-    if (check === undefined) out.push(0);
-    else out.push(checkKey, keys.itemPrefix(check.kind));
-    out.push(draft.entries.length);
-    for (const [kind, resource] of draft.entries) {
-      const id = fakes.indexOf(resource.id) + 1;
-      if (id === 0) throw new Error(`a created ${kind} must take its id from build()`);
-      const marker = resource[CREATED_BY];
-      let mark = 0;
-      if (typeof marker === 'string') mark = check?.kind === kind && check.value === marker ? checkKey : script.key(keys.marker(kind, marker));
-      out.push(keys.itemPrefix(kind), script.sharedKey(keys.index(kind)), id, JSON.stringify(resource), mark);
-    }
-    // On a Cluster the record lives in the caller's slot: it is completed by a second script (create).
-    const done = creation.complete;
-    if (done !== undefined && !connection.clustered) {
-      out.push(script.key(keys.idempotency(done.key)), inFlight(done.fingerprint), completedRecord(done.fingerprint, draft.response), toMs(done.ttlSeconds));
-    } else out.push(0);
-    for (const value of out) script.args.push(value);
-    script.args[0] = Number(script.args[0]) + 1;
+/** A resource's stored JSON text as the resource; a missing key (nil, or '' from a script) is undefined. */
+function parseResource(raw: unknown): StoredResource | undefined {
+  return typeof raw === 'string' && raw !== '' ? (JSON.parse(raw) as StoredResource) : undefined;
+}
+
+/** Adds one creation's plan to `script` (CREATE's layout); throws when it cannot be planned, adding no argument. */
+function planCreation(creation: Creation, script: ScriptArguments, keys: RedisKeys, clustered: boolean): void {
+  const count = creation.kinds.length;
+  if (count > PLACEHOLDERS.length) throw new Error(`a creation of more than ${PLACEHOLDERS.length} resources cannot be planned`);
+  const fakes = PLACEHOLDERS.slice(0, count);
+  const draft = creation.build(fakes);
+  const out: (string | number)[] = [count];
+  for (const kind of creation.kinds) out.push(script.sharedKey(keys.sequence(kind)));
+  // The marker checked is usually the one the created item carries: its key (a hash) is made once.
+  const check = creation.marker;
+  const checkKey = check === undefined ? 0 : script.key(keys.marker(check.kind, check.value));
+  if (check === undefined) out.push(0);
+  else out.push(checkKey, keys.itemPrefix(check.kind));
+  out.push(draft.entries.length);
+  for (const [kind, resource] of draft.entries) {
+    const id = fakes.indexOf(resource.id) + 1;
+    if (id === 0) throw new Error(`a created ${kind} must take its id from build()`);
+    const marker = resource[CREATED_BY];
+    let mark = 0;
+    if (typeof marker === 'string') mark = check?.kind === kind && check.value === marker ? checkKey : script.key(keys.marker(kind, marker));
+    out.push(keys.itemPrefix(kind), script.sharedKey(keys.index(kind)), id, JSON.stringify(resource), mark);
   }
+  // On a Cluster the record lives in the caller's slot: it is completed by a second script (createOperation).
+  const done = creation.complete;
+  if (done !== undefined && !clustered) {
+    out.push(script.key(keys.idempotency(done.key)), inFlight(done.fingerprint), completedRecord(done.fingerprint, draft.response), toMs(done.ttlSeconds));
+  } else out.push(0);
+  for (const value of out) script.args.push(value);
+  script.args[0] = Number(script.args[0]) + 1;
+}
 
-  // Batched (batcher.ts): the creations of one event-loop turn in one CREATE script. Every key of a plan
-  // but its completion is in the resources' slot, and on a Cluster completions are separate, so a
-  // batch stays in one slot there too.
-  // A creation that cannot be planned (a build() that ignores its ids) fails alone; the others are sent.
-  const creations = new Batcher<Creation, unknown>(async (batch) => {
-    const script = new ScriptArguments();
-    const results: unknown[] = batch.map((creation) => {
-      try {
-        plan(creation, script);
-        return undefined;
-      } catch (error) {
-        return new CallFailed(error);
-      }
-    });
-    const planned = Number(script.args[0]);
-    if (planned === 0) return results;
-    const replies = await connection.script(CREATE, script.keys, script.args);
-    if (!Array.isArray(replies) || replies.length !== planned) throw new Error('unexpected reply from the creation script');
-    let next = 0;
-    return results.map((result) => (result instanceof CallFailed ? result : replies[next++]));
-  });
-
-  return {
-    async takeAndGet(key, policy, read) {
-      assertPolicy(policy);
-      if (policy.algorithm !== 'token-bucket') {
-        const decision = await covers.rateLimits.take(key, policy);
-        const resource = decision.allowed ? await covers.resources.get(read.kind, read.id) : undefined;
-        return resource === undefined ? { decision } : { decision, resource };
-      }
-      const item = keys.item(read.kind, read.id);
-      if (connection.clustered) {
-        // The read goes out beside the take, to its own node; a caller inside its denial window reads nothing.
-        const denied = tokenTakes.deniedNow(key, policy);
-        if (denied !== undefined) return { decision: denied };
-        const [decision, raw] = await Promise.all([covers.rateLimits.take(key, policy), connection.run((c) => c.get(item))]);
-        const resource = decision.allowed ? parse(raw) : undefined;
-        return resource === undefined ? { decision } : { decision, resource };
-      }
-      const { decision, along } = await tokenTakes.take(key, policy, { kind: 'get', key: item });
-      const resource = decision.allowed ? parse(along) : undefined;
+/**
+ * `takeAndGet`: a leaky bucket takes, then reads when admitted (through the covers). A token bucket
+ * reads along with its take (token-takes.ts) on one Redis; on a Cluster the read goes out beside the take.
+ */
+function takeAndGetOperation(connection: RedisConnection, keys: RedisKeys, covers: Covers, tokenTakes: TokenTakes): RequestOperations['takeAndGet'] {
+  return async function takeAndGet(key, policy, read) {
+    assertPolicy(policy);
+    if (policy.algorithm !== 'token-bucket') {
+      const decision = await covers.rateLimits.take(key, policy);
+      const resource = decision.allowed ? await covers.resources.get(read.kind, read.id) : undefined;
       return resource === undefined ? { decision } : { decision, resource };
-    },
+    }
+    const item = keys.item(read.kind, read.id);
+    if (connection.clustered) {
+      // The read goes out beside the take, to its own node; a caller inside its denial window reads nothing.
+      const denied = tokenTakes.deniedNow(key, policy);
+      if (denied !== undefined) return { decision: denied };
+      const [decision, raw] = await Promise.all([covers.rateLimits.take(key, policy), connection.run((c) => c.get(item))]);
+      const resource = decision.allowed ? parseResource(raw) : undefined;
+      return resource === undefined ? { decision } : { decision, resource };
+    }
+    const { decision, along } = await tokenTakes.take(key, policy, { kind: 'get', key: item });
+    const resource = decision.allowed ? parseResource(along) : undefined;
+    return resource === undefined ? { decision } : { decision, resource };
+  };
+}
 
-    async takeAndClaim(key, policy, claim) {
-      try {
-        return await takeThenClaim(key, policy, claim);
-      } catch (error) {
-        // D-STORE-DURABILITY: the claim may have been made, and the answer is a 503: free it, so the
-        // retry runs the work instead of waiting out the lock (RELEASE removes only a claim in flight).
-        if (error instanceof ReplicaWaitError) await covers.idempotency.release(claim.key, claim.fingerprint).catch(() => undefined);
-        throw error;
-      }
-    },
-
-    create: createNow,
+/**
+ * `takeAndClaim`: the take and the claim in one script (a token bucket's through token-takes.ts, a
+ * leaky bucket's LEAKY_BUCKET_THEN_CLAIM), or one after the other when, on a Cluster, the caller's
+ * bucket and record are in two slots.
+ */
+function takeAndClaimOperation(connection: RedisConnection, keys: RedisKeys, covers: Covers, tokenTakes: TokenTakes): RequestOperations['takeAndClaim'] {
+  return async function takeAndClaim(key, policy, claim) {
+    try {
+      return await takeThenClaim(key, policy, claim);
+    } catch (error) {
+      // D-STORE-DURABILITY: the claim may have been made, and the answer is a 503: free it, so the
+      // retry runs the work instead of waiting out the lock (RELEASE removes only a claim in flight).
+      if (error instanceof ReplicaWaitError) await covers.idempotency.release(claim.key, claim.fingerprint).catch(() => undefined);
+      throw error;
+    }
   };
 
   async function takeThenClaim(key: string, policy: RateLimitPolicy, claim: ClaimAlong): Promise<{ decision: RateLimitDecision; claim?: IdempotencyClaim }> {
@@ -268,12 +249,40 @@ export function createRedisCombined(
     if (!decision.allowed) return { decision };
     return { decision, claim: claimOf((reply as unknown[])[5], claim.fingerprint) };
   }
+}
 
-  async function createNow(creation: Creation): Promise<CreationOutcome> {
+/**
+ * `create`: a creation with its idempotent result in one CREATE script, batched with the creations of
+ * the same event-loop turn; on a Cluster the completion is a second script, on the caller's slot.
+ */
+function createOperation(connection: RedisConnection, keys: RedisKeys, covers: Covers): RequestOperations['create'] {
+  // Batched (batcher.ts): the creations of one event-loop turn in one CREATE script. Every key of a plan
+  // but its completion is in the resources' slot, and on a Cluster completions are separate, so a
+  // batch stays in one slot there too.
+  // A creation that cannot be planned (a build() that ignores its ids) fails alone; the others are sent.
+  const creations = new Batcher<Creation, unknown>(async (batch) => {
+    const script = new ScriptArguments();
+    const results: unknown[] = batch.map((creation) => {
+      try {
+        planCreation(creation, script, keys, connection.clustered);
+        return undefined;
+      } catch (error) {
+        return new CallFailed(error);
+      }
+    });
+    const planned = Number(script.args[0]);
+    if (planned === 0) return results;
+    const replies = await connection.script(CREATE, script.keys, script.args);
+    if (!Array.isArray(replies) || replies.length !== planned) throw new Error('unexpected reply from the creation script');
+    let next = 0;
+    return results.map((result) => (result instanceof CallFailed ? result : replies[next++]));
+  });
+
+  return async function create(creation: Creation): Promise<CreationOutcome> {
     const reply = await creations.add(creation);
     if (!Array.isArray(reply) || reply.length < 1) throw new Error('unexpected reply from the creation script');
     if (Number(reply[0]) === 0) {
-      const existing = parse(reply[1]);
+      const existing = parseResource(reply[1]);
       if (existing === undefined) throw new Error('unexpected reply from the creation script');
       return { created: false, existing };
     }
@@ -282,5 +291,22 @@ export function createRedisCombined(
     const done = creation.complete;
     if (done !== undefined && connection.clustered) await covers.idempotency.complete(done.key, done.fingerprint, built.response, done.ttlSeconds);
     return { created: true, ids, ...built };
-  }
+  };
+}
+
+/**
+ * The Redis adapter's one-round-trip operations (types.ts RequestOperations). On one Redis: token
+ * and read in one script, token and claim in one script, and a creation with its idempotent result
+ * in one script. On a Cluster the keys of one script share a hash tag (keys.ts), so: token and claim
+ * stay one script (a caller's bucket and records share its tag); the token and the read go out
+ * together to their two nodes; a creation is one script on the resources' slot and the completion
+ * another on the caller's slot. Each operation is built by its own step (takeAndGetOperation,
+ * takeAndClaimOperation, createOperation).
+ */
+export function createRedisCombined(connection: RedisConnection, keys: RedisKeys, covers: Covers, tokenTakes: TokenTakes): RequestOperations {
+  return {
+    takeAndGet: takeAndGetOperation(connection, keys, covers, tokenTakes),
+    takeAndClaim: takeAndClaimOperation(connection, keys, covers, tokenTakes),
+    create: createOperation(connection, keys, covers),
+  };
 }
