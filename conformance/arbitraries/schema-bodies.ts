@@ -298,7 +298,9 @@ export function singleFaults(schema: RequestSchema, base: Body): fc.Arbitrary<Fa
 
 /**
  * The faults every run sends first (fast-check `examples`): `false` in each string member (the
- * coercion of Ajv's `coerceTypes`, Fastify's default), each required member missing, one unknown
+ * coercion of Ajv's `coerceTypes`, Fastify's default), the member's own value wrapped in a one-element
+ * array (express-validator runs its validator.js checks on each element of an array, so `["blue"]`
+ * passes `isIn`; Ajv's `coerceTypes: 'array'` unwraps it), each required member missing, one unknown
  * member — so the cases lax validators get wrong are never left to chance.
  */
 export function essentialFaults(schema: RequestSchema, base: Body): Fault[] {
@@ -309,8 +311,11 @@ export function essentialFaults(schema: RequestSchema, base: Body): Fault[] {
     if (fields.length === 1 && fields[0] === field) faults.push({ kind, field, body });
   };
   for (const member of membersOf(schema.schema, base)) {
-    if (typesOf(member.schema).includes('string')) keep('wrong-type', member.path, setAt(base, member.path, false));
-    if (member.required && getAt(base, member.path) !== undefined) keep('missing-required', member.path, setAt(base, member.path, undefined));
+    const types = typesOf(member.schema);
+    const value = getAt(base, member.path);
+    if (types.includes('string')) keep('wrong-type', member.path, setAt(base, member.path, false));
+    if (value !== undefined && types.length > 0 && !types.includes('array')) keep('wrong-type', member.path, setAt(base, member.path, [value]));
+    if (member.required && value !== undefined) keep('missing-required', member.path, setAt(base, member.path, undefined));
   }
   for (const prefix of closedObjects(schema.schema, base)) {
     const path = [...prefix, 'hacUnknownMember'];
