@@ -111,6 +111,10 @@ test('a nested member is named by its dotted path, a read-only member is never s
   expect(faults.filter((f) => f.field === 'site' && f.kind === 'out-of-bounds')).toEqual([]);
   const essential = essentialFaults(things, base).map((f) => `${f.kind} ${f.field}`);
   expect(essential).toEqual(expect.arrayContaining(['wrong-type name', 'wrong-type address.city', 'missing-required address.city', 'missing-required name']));
+  // D-SCHEMA-INPUTS: each member's own value in a one-element array is always sent (express-validator's isIn passes ["blue"]).
+  const wrapped = essentialFaults(things, base).filter((f) => f.kind === 'wrong-type').map((f) => f.body);
+  expect(wrapped).toContainEqual({ ...base, name: ['thing {{unique}}'] });
+  expect(wrapped).toContainEqual({ ...base, address: { city: ['Graz'], zip: '80100' } });
 });
 
 test('without openapi, or without a JSON request schema, the checks are skipped with the reason', async () => {
