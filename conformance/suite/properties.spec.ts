@@ -11,7 +11,7 @@ import { validationErrors } from '../../spec/schemas.ts';
 import { invalidPaymentBody } from '../arbitraries/invalid-payment-body.ts';
 import { malformedJson } from '../arbitraries/malformed-json.ts';
 import { unknownId } from '../arbitraries/unknown-id.ts';
-import { httpMethod, standardMethods } from '../arbitraries/http-method.ts';
+import { exampleExtensionMethods, httpMethod, standardMethods } from '../arbitraries/http-method.ts';
 import { assertProperty } from '../support/property.ts';
 import { errorFields, problemIssues } from '../support/problem.ts';
 import { fillTemplate, itemPathFor } from '../support/template.ts';
@@ -112,7 +112,8 @@ test(
         const allow = explicitAllow((response.headers.allow ?? '').split(',').map((m) => m.trim()).filter(Boolean), allowed).sort();
         expect(allow).toEqual([...allowed].sort());
       },
-      { runs: propertyRuns(profile) * 2 },
+      // The extension methods on the first route first: a 404 for PROPFIND is found on every run, not on some seeds only.
+      { runs: propertyRuns(profile) * 2, examples: routes.slice(0, 1).flatMap((route) => exampleExtensionMethods.map((m): [Route, string] => [route, m])) },
     );
   },
 );
