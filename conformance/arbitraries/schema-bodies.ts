@@ -175,6 +175,46 @@ function outOfBounds(schema: SchemaObject): fc.Arbitrary<unknown> | undefined {
   return candidates.length === 0 ? undefined : fc.oneof(...candidates);
 }
 
+/** The longest string a boundary value is made of: a 10 KB member fits every body limit a JSON API sets (100 KB in express.json). */
+const MAX_BOUNDARY_LENGTH = 10_000;
+
+/**
+ * The member's declared bounds as values just inside and just outside them (D-SCHEMA-INPUTS): a string
+ * of exactly `minLength`/`maxLength` characters and one character fewer/more; a number at `minimum`/
+ * `maximum` and one past it; an `exclusiveMinimum`/`exclusiveMaximum` itself (outside) and the nearest
+ * integer inside it. The boundary is where a validator is off by one, so every run sends these rather
+ * than leave them to a seed. Strings with a `pattern` or `format` get none: `x…x` would break those too.
+ * The caller keeps a value only when the schema's own validator agrees.
+ */
+function boundaryValues(schema: SchemaObject): { inside: unknown[]; outside: unknown[] } {
+  const types = typesOf(schema);
+  const inside: unknown[] = [];
+  const outside: unknown[] = [];
+  /** One bound: the value just inside it and the value just outside it, when the bound is declared. */
+  const bound = (declared: unknown, inValue: (b: number) => unknown, outValue: (b: number) => unknown): void => {
+    const b = num(declared);
+    if (b === undefined) return;
+    const [kept, broken] = [inValue(b), outValue(b)];
+    if (kept !== undefined) inside.push(kept);
+    if (broken !== undefined) outside.push(broken);
+  };
+  const text = (length: number): string | undefined => (length >= 0 && length <= MAX_BOUNDARY_LENGTH ? 'x'.repeat(length) : undefined);
+  if (types.includes('string') && typeof schema.pattern !== 'string' && typeof schema.format !== 'string') {
+    if ((num(schema.minLength) ?? 0) > 0) bound(schema.minLength, text, (b) => text(b - 1));
+    bound(schema.maxLength, text, (b) => text(b + 1));
+  }
+  if (types.includes('integer') || types.includes('number')) {
+    // An integer member's values stay integers: a fractional bound is met by the nearest integer inside it.
+    const whole = !types.includes('number');
+    const exactly = (b: number): number | undefined => (whole && !Number.isInteger(b) ? undefined : b);
+    bound(schema.minimum, (b) => (whole ? Math.ceil(b) : b), (b) => (whole ? Math.ceil(b) : b) - 1);
+    bound(schema.maximum, (b) => (whole ? Math.floor(b) : b), (b) => (whole ? Math.floor(b) : b) + 1);
+    bound(schema.exclusiveMinimum, (b) => Math.floor(b) + 1, exactly);
+    bound(schema.exclusiveMaximum, (b) => Math.ceil(b) - 1, exactly);
+  }
+  return { inside, outside };
+}
+
 /** A valid value of a plain member (no format, pattern or reference), from its bounds; undefined for any other member. */
 function validValues(schema: SchemaObject): fc.Arbitrary<unknown> | undefined {
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return fc.constantFrom(...(schema.enum as unknown[]));
@@ -244,6 +284,22 @@ export function validBodies(schema: RequestSchema, base: Body): fc.Arbitrary<Bod
 }
 
 /**
+ * Valid bodies every run sends first (fast-check `examples`): the base with one plain top-level member
+ * at one of its declared bounds (`boundaryValues`: a string of exactly `maxLength` characters, a number
+ * at `minimum`, …), each kept only when the schema's validator accepts the body.
+ */
+export function boundaryBodies(schema: RequestSchema, base: Body): Body[] {
+  const bodies: Body[] = [];
+  for (const member of membersOf(schema.schema, base).filter((m) => m.path.length === 1 && !keepsBase(m, base))) {
+    for (const value of boundaryValues(member.schema).inside) {
+      const body = setAt(base, member.path, value);
+      if (invalidFieldsOf(schema, body).length === 0) bodies.push(body);
+    }
+  }
+  return bodies;
+}
+
+/**
  * A valid body other than `base` when the schema allows one (a fixed sample of `validBodies`): the
  * faults start from it, so that the members a refused body keeps hold values the profile's own body
  * does not, and an item created from it is told from the items other checks create (D-SCHEMA-INPUTS).
@@ -300,8 +356,9 @@ export function singleFaults(schema: RequestSchema, base: Body): fc.Arbitrary<Fa
  * The faults every run sends first (fast-check `examples`): `false` in each string member (the
  * coercion of Ajv's `coerceTypes`, Fastify's default), the member's own value wrapped in a one-element
  * array (express-validator runs its validator.js checks on each element of an array, so `["blue"]`
- * passes `isIn`; Ajv's `coerceTypes: 'array'` unwraps it), each required member missing, one unknown
- * member — so the cases lax validators get wrong are never left to chance.
+ * passes `isIn`; Ajv's `coerceTypes: 'array'` unwraps it), each declared bound crossed by one
+ * (`boundaryValues`), each required member missing, one unknown member — so the cases lax validators
+ * get wrong are never left to chance.
  */
 export function essentialFaults(schema: RequestSchema, base: Body): Fault[] {
   const faults: Fault[] = [];
@@ -315,6 +372,7 @@ export function essentialFaults(schema: RequestSchema, base: Body): Fault[] {
     const value = getAt(base, member.path);
     if (types.includes('string')) keep('wrong-type', member.path, setAt(base, member.path, false));
     if (value !== undefined && types.length > 0 && !types.includes('array')) keep('wrong-type', member.path, setAt(base, member.path, [value]));
+    for (const beyond of boundaryValues(member.schema).outside) keep('out-of-bounds', member.path, setAt(base, member.path, beyond));
     if (member.required && value !== undefined) keep('missing-required', member.path, setAt(base, member.path, undefined));
   }
   for (const prefix of closedObjects(schema.schema, base)) {

@@ -8,7 +8,7 @@
  */
 import { test, expect, propertyRuns } from '../fixtures.ts';
 import { req } from '../support/requirement.ts';
-import { baseBody, essentialFaults, invalidFieldsOf, singleFaults, validBodies, variedBody } from '../arbitraries/schema-bodies.ts';
+import { baseBody, boundaryBodies, essentialFaults, invalidFieldsOf, singleFaults, validBodies, variedBody } from '../arbitraries/schema-bodies.ts';
 import type { Body, Fault } from '../arbitraries/schema-bodies.ts';
 import { allPages, succeeded } from '../support/collection.ts';
 import { noteBreaks } from '../support/exchange-log.ts';
@@ -150,8 +150,11 @@ test(
             record(response);
             expect(succeeded(response), `a 2xx: ${exchangeText(response)}`).toBe(true);
           },
-          // A schema that leaves the profile's body nothing to vary gets that one body, once.
-          { runs: JSON.stringify(variedBody(schema, base)) === JSON.stringify(base) ? 1 : propertyRuns(profile), examples: [base] },
+          // A schema that leaves the profile's body nothing to vary gets that one body, once, and its bounds.
+          {
+            runs: JSON.stringify(variedBody(schema, base)) === JSON.stringify(base) ? 1 : propertyRuns(profile),
+            examples: [base, ...boundaryBodies(schema, base)],
+          },
         );
       } catch (error) {
         failures.push((error as Error).message);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
 import fc from 'fast-check';
 import { stringify as stringifyYaml } from 'yaml';
-import { baseBody, essentialFaults, invalidFieldsOf, singleFaults, validBodies, variedBody } from '../arbitraries/schema-bodies.ts';
+import { baseBody, boundaryBodies, essentialFaults, invalidFieldsOf, singleFaults, validBodies, variedBody } from '../arbitraries/schema-bodies.ts';
 import { requestSchemas } from '../support/request-schemas.ts';
 import type { RequestSchema } from '../support/request-schemas.ts';
 import { loadProfile, REFERENCE_PROFILE } from '../target/profile.ts';
@@ -115,6 +115,40 @@ test('a nested member is named by its dotted path, a read-only member is never s
   const wrapped = essentialFaults(things, base).filter((f) => f.kind === 'wrong-type').map((f) => f.body);
   expect(wrapped).toContainEqual({ ...base, name: ['thing {{unique}}'] });
   expect(wrapped).toContainEqual({ ...base, address: { city: ['Graz'], zip: '80100' } });
+});
+
+test('every declared bound is sent on both sides on every run: exactly at it (accepted) and one past it (a fault of that member)', async () => {
+  const gauges = structuredClone(THINGS);
+  gauges.components.schemas.Thing = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name'],
+    properties: {
+      name: { type: 'string', minLength: 2, maxLength: 20 },
+      code: { type: 'string', maxLength: 3, pattern: '^[A-Z]+$' },
+      weight: { type: 'integer', exclusiveMinimum: 0, maximum: 500 },
+      ratio: { type: 'number', minimum: 0.5, exclusiveMaximum: 10 },
+      label: { type: 'string', maxLength: 50, default: 'x' },
+    },
+  } as unknown as typeof gauges.components.schemas.Thing;
+  const [schema] = await schemasOf(thingsProfile(gauges, { name: 'gauge {{unique}}', weight: 7, ratio: 1, label: 'plain' }));
+  const gaugesSchema = schema as RequestSchema;
+  const base = baseBody(gaugesSchema) ?? {};
+  // D-SCHEMA-INPUTS: the valid side, each plain member at each of its bounds (name keeps its {{unique}}; code has a pattern).
+  const inside = boundaryBodies(gaugesSchema, base).map((b) => [b.weight, b.ratio, b.label]);
+  expect(inside).toEqual([[500, 1, 'plain'], [1, 1, 'plain'], [7, 0.5, 'plain'], [7, 9, 'plain'], [7, 1, 'x'.repeat(50)]]);
+  for (const body of boundaryBodies(gaugesSchema, base)) expect(invalidFieldsOf(gaugesSchema, body)).toEqual([]);
+  // The invalid side, one past each bound, a fault of that member alone.
+  const outside = essentialFaults(gaugesSchema, base).filter((f) => f.kind === 'out-of-bounds').map((f) => [f.field, f.body[f.field]]);
+  expect(outside).toEqual([
+    ['name', 'x'],
+    ['name', 'x'.repeat(21)],
+    ['weight', 501],
+    ['weight', 0],
+    ['ratio', -0.5],
+    ['ratio', 10],
+    ['label', 'x'.repeat(51)],
+  ]);
 });
 
 test('without openapi, or without a JSON request schema, the checks are skipped with the reason', async () => {
