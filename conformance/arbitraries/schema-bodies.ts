@@ -175,7 +175,7 @@ function outOfBounds(schema: SchemaObject): fc.Arbitrary<unknown> | undefined {
   return candidates.length === 0 ? undefined : fc.oneof(...candidates);
 }
 
-/** The longest string a boundary value is made of: a 10 KB member fits every body limit a JSON API sets (100 KB in express.json). */
+/** The longest string a boundary value is made of: a 10 KB member fits the usual body limits (100 KB in express.json, 1 MiB in Fastify). */
 const MAX_BOUNDARY_LENGTH = 10_000;
 
 /**
