@@ -356,9 +356,10 @@ export function singleFaults(schema: RequestSchema, base: Body): fc.Arbitrary<Fa
  * The faults every run sends first (fast-check `examples`): `false` in each string member (the
  * coercion of Ajv's `coerceTypes`, Fastify's default), the member's own value wrapped in a one-element
  * array (express-validator runs its validator.js checks on each element of an array, so `["blue"]`
- * passes `isIn`; Ajv's `coerceTypes: 'array'` unwraps it), each declared bound crossed by one
- * (`boundaryValues`), each required member missing, one unknown member — so the cases lax validators
- * get wrong are never left to chance.
+ * passes `isIn`; Ajv's `coerceTypes: 'array'` unwraps it), `null` in each member whose schema does not
+ * allow it (a validator that treats null as absent, or Ajv's coercion of null to "" and 0), each declared
+ * bound crossed by one (`boundaryValues`), each required member missing, one unknown member — so the
+ * cases lax validators get wrong are never left to chance.
  */
 export function essentialFaults(schema: RequestSchema, base: Body): Fault[] {
   const faults: Fault[] = [];
@@ -372,6 +373,7 @@ export function essentialFaults(schema: RequestSchema, base: Body): Fault[] {
     const value = getAt(base, member.path);
     if (types.includes('string')) keep('wrong-type', member.path, setAt(base, member.path, false));
     if (value !== undefined && types.length > 0 && !types.includes('array')) keep('wrong-type', member.path, setAt(base, member.path, [value]));
+    if (types.length > 0 && !types.includes('null')) keep('wrong-type', member.path, setAt(base, member.path, null));
     for (const beyond of boundaryValues(member.schema).outside) keep('out-of-bounds', member.path, setAt(base, member.path, beyond));
     if (member.required && value !== undefined) keep('missing-required', member.path, setAt(base, member.path, undefined));
   }

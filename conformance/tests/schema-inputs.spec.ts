@@ -115,6 +115,9 @@ test('a nested member is named by its dotted path, a read-only member is never s
   const wrapped = essentialFaults(things, base).filter((f) => f.kind === 'wrong-type').map((f) => f.body);
   expect(wrapped).toContainEqual({ ...base, name: ['thing {{unique}}'] });
   expect(wrapped).toContainEqual({ ...base, address: { city: ['Graz'], zip: '80100' } });
+  // And null where the schema does not allow it.
+  expect(wrapped).toContainEqual({ ...base, name: null });
+  expect(wrapped).toContainEqual({ ...base, address: { city: null, zip: '80100' } });
 });
 
 test('every declared bound is sent on both sides on every run: exactly at it (accepted) and one past it (a fault of that member)', async () => {
