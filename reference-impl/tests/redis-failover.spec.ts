@@ -2,12 +2,14 @@
  * Exactly one result through a failover (D-STORE-DURABILITY, D-IDS, D-IDEMPOTENCY): a local Redis
  * Cluster of 3 primaries with one replica each, two reference instances, keyed `POST /payments` at
  * 50 new keys a second from the reference client (its retry rules: 429 and 5xx, Retry-After, 5
- * attempts). The primary holding the resources (`{res}`) is killed 1.5 s into the load; in the
- * "lagging" runs its replica's replication link is cut (and the replica stalled, so it cannot
- * reconnect) 1.5 s before the kill. Per key: acknowledged (201), lost (its 201 names no payment of
- * that key any more), duplicated (more than one payment of that key), wrong-resource replays (a 201
- * naming another key's payment). With `store.durability` on every count is 0; off, a normal failover
- * loses nothing and a lagging one loses what was acknowledged during the lag (README, Failover).
+ * attempts). The primary holding the resources (`{res}`) is killed 2.5 s into the load (KILL_AT_MS);
+ * in the "lagging" runs its replica's replication link is cut (and the replica stalled, so it cannot
+ * reconnect) 1.5 s before the kill. Once the killed node is back in sync, every acknowledged key is
+ * sent again. Per key: acknowledged (201), lost (its 201 names no payment of that key any more),
+ * duplicated (more than one payment of that key), wrong-resource replays (a 201 naming another key's
+ * payment), replays answered neither 201 nor 409 gone. With `store.durability` on every count is 0;
+ * off, a normal failover loses nothing and a lagging one loses what was acknowledged during the lag
+ * (README, Failover).
  * Skips itself when redis-server cannot start a cluster.
  */
 import { test, expect } from '@playwright/test';
