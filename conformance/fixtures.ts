@@ -39,7 +39,8 @@ import type { IdempotentEndpoint } from './support/idempotency.ts';
 import { acquireToken } from './support/token-lock.ts';
 import { multiTargetSkip } from './support/multi-target.ts';
 import { tcpAnswers } from './support/tcp.ts';
-import { clearExchanges, evidenceAttachments, evidenceRequest } from './support/exchange-log.ts';
+import { clearExchanges, evidenceAttachments, evidenceRequest, observeAnswers } from './support/exchange-log.ts';
+import { observeAnswer, startTraffic, stopTraffic, TRAFFIC_ATTACHMENT } from './traffic/recorder.ts';
 import { clearHar, flushHar } from './support/har-log.ts';
 import { skipCheck } from './support/skip.ts';
 
@@ -64,6 +65,8 @@ export interface FaultInjection {
 interface TestFixtures {
   /** Automatic: a failing test attaches the request that shows the failure and its response (report.html shows it). */
   evidence: void;
+  /** Automatic: every answer of the check is judged by the response rules, and what they saw is attached (D-TRAFFIC). */
+  traffic: void;
   /** The first collection that allows POST and has a create body (`collections[].create`); skipped when none has. */
   creatableCollection: ProfileCollection & { create: Record<string, unknown> };
   /** The example API's orders of the valid caller: the check is skipped unless the profile declares `features.exampleApi`. */
@@ -123,6 +126,20 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         await testInfo.attach(attachment.name, { body: attachment.body, contentType: attachment.contentType });
       }
       flushHar(declared, testInfo.titlePath.slice(1).join(' › '), failed ? evidenceRequest(failureText) : undefined);
+    },
+    { auto: true },
+  ],
+  traffic: [
+    async ({ profile }, use, testInfo) => {
+      startTraffic(profile);
+      observeAnswers(observeAnswer);
+      try {
+        await use();
+      } finally {
+        observeAnswers(undefined);
+        const log = stopTraffic();
+        if (log && log.exchanges > 0) await testInfo.attach(TRAFFIC_ATTACHMENT, { body: JSON.stringify(log), contentType: 'application/json' });
+      }
     },
     { auto: true },
   ],

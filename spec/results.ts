@@ -105,6 +105,13 @@ export interface Finding {
   expected?: boolean;
 }
 
+/** The response rules of a run (D-TRAFFIC): per rule, the exchanges it judged and the producers that broke it. */
+export interface TrafficSummary {
+  /** Responses the suite's checks received. */
+  exchanges: number;
+  rules: { rule: string; requirement: string; says: string; judged: number; violations: number; producers: string[] }[];
+}
+
 /** How the run's `--expected-failures FILE` was applied (D-EXPECTED-FAILURES). */
 export interface ExpectedFailuresApplied {
   file: string;
@@ -145,6 +152,8 @@ export interface RunResults {
   repeat?: RepeatedRuns;
   /** The defects of the run, one per cause, MUST failures first (D-FINDINGS). */
   findings?: Finding[];
+  /** The response rules run on every exchange (D-TRAFFIC). */
+  traffic?: TrafficSummary;
   /** `run --expected-failures FILE`: the baseline of known failures and how the run met it. */
   expectedFailures?: ExpectedFailuresApplied;
 }
@@ -180,6 +189,7 @@ export interface ResultsInput {
   warnings?: readonly string[];
   /** The defects of the run (conformance/report/findings.ts). */
   findings?: readonly Finding[];
+  traffic?: TrafficSummary;
 }
 
 /** The outcome of one requirement from its level and whether each of its checks passed. */
@@ -236,6 +246,7 @@ export function createResults(input: ResultsInput): RunResults {
   if (input.unknownIds && input.unknownIds.length > 0) results.unknownIds = [...input.unknownIds];
   if (input.warnings && input.warnings.length > 0) results.warnings = [...input.warnings];
   if (input.findings && input.findings.length > 0) results.findings = [...input.findings];
+  if (input.traffic) results.traffic = input.traffic;
   return results;
 }
 

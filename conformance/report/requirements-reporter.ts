@@ -15,6 +15,8 @@ import { groupFindings } from './findings.ts';
 import { createResults, writeResults } from '../../spec/results.ts';
 import type { TestRecord } from '../../spec/results.ts';
 import { recordOf, requirementIdsOf, stripAnsi } from './test-record.ts';
+import { trafficLogOf, trafficVerdicts } from './traffic.ts';
+import type { TrafficLog } from '../traffic/recorder.ts';
 import type * as ReportFiles from './report-files.ts';
 import { runEnvironment } from '../run-environment.ts';
 
@@ -101,7 +103,10 @@ export default class RequirementsReporter implements Reporter {
     let interrupted = 0;
     const catalogue = serverRequirements(this.options.catalogue);
     const summaries = new Map(catalogue.map((r) => [r.id, r.summary]));
+    const logs: { title: string; log: TrafficLog }[] = [];
     for (const test of this.suite?.allTests() ?? []) {
+      const log = test.results.at(-1) && trafficLogOf(test.results.at(-1) as TestResult);
+      if (log) logs.push({ title: test.titlePath().slice(3).join(' › ') || test.title, log });
       let record = recordOf(test, process.cwd(), (id) => summaries.get(id));
       if (!record) {
         notRun += 1;
@@ -114,6 +119,9 @@ export default class RequirementsReporter implements Reporter {
         testsById.set(id, list);
       }
     }
+    // D-TRAFFIC: a response rule broken anywhere in the run's traffic fails its requirement, with that exchange.
+    const traffic = trafficVerdicts(logs);
+    for (const [id, records] of traffic.records) testsById.set(id, [...(testsById.get(id) ?? []), ...records]);
     const errors = [...this.errors];
     if (result.status === 'interrupted' || result.status === 'timedout') errors.push(`the run ended early: ${result.status}`);
     if (notRun > 0) errors.push(`${notRun} test(s) did not run`);
@@ -135,6 +143,7 @@ export default class RequirementsReporter implements Reporter {
       errors,
       unknownIds,
       findings: groupFindings(requirements),
+      ...(logs.length > 0 ? { traffic: traffic.summary } : {}),
     });
     writeResults(this.options.outDir, results);
     (await this.loadReportFiles()).writeReportFiles(this.options.outDir, results, this.options.catalogue);

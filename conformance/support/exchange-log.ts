@@ -65,6 +65,14 @@ export function noteAnswered(request: SentRequest, outcome: { response?: HttpRes
   noted.push(entry);
   bound();
   if (harRecording()) recordForHar(entry);
+  if (outcome.response && answerObserver) answerObserver(outcome.response);
+}
+
+let answerObserver: ((response: HttpResponse) => void) | undefined;
+
+/** Hands every response of the running test to `observer` too (the response rules, D-TRAFFIC); undefined stops it. */
+export function observeAnswers(observer: ((response: HttpResponse) => void) | undefined): void {
+  answerObserver = observer;
 }
 
 /** Forgets every exchange (a test starts). */
