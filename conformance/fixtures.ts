@@ -42,6 +42,7 @@ import { tcpAnswers } from './support/tcp.ts';
 import { clearExchanges, evidenceAttachments, evidenceRequest, observeAnswers } from './support/exchange-log.ts';
 import { observeAnswer, startTraffic, stopTraffic, TRAFFIC_ATTACHMENT } from './traffic/recorder.ts';
 import { clearHar, flushHar } from './support/har-log.ts';
+import { inFlightSettled } from './support/http.ts';
 import { skipCheck } from './support/skip.ts';
 
 export { expect } from '@playwright/test';
@@ -97,6 +98,9 @@ interface WorkerFixtures {
   multi: MultiTarget;
 }
 
+/** How long a check's end waits for the answers it left in flight, so the response rules judge them (D-TRAFFIC). */
+const TRAFFIC_SETTLE_MS = 2_000;
+
 export const NO_FAULT_INJECTION = 'the profile declares no fault-injection header (features.faultInjection), so no server fault can be provoked';
 
 /** The profile's fault injection, with the first collection as where faults go; undefined when it declares none. */
@@ -135,6 +139,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       observeAnswers(observeAnswer);
       try {
         await use();
+        // The answers a check did not wait for (the rest of a burst) are judged too, within a bound (D-BOUNDED-RUN).
+        await inFlightSettled(TRAFFIC_SETTLE_MS);
       } finally {
         observeAnswers(undefined);
         const log = stopTraffic();

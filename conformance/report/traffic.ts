@@ -14,6 +14,11 @@ import type { TestRecord, TrafficSummary } from '../../spec/results.ts';
 /** Where the response rules live: the location of their records. */
 const RULES_LOCATION = 'conformance/traffic/rules.ts';
 
+/** Whether a record of results.json is a response rule's (D-TRAFFIC), not a scripted check's. */
+export function isTrafficRecord(record: Pick<TestRecord, 'location'>): boolean {
+  return record.location === RULES_LOCATION;
+}
+
 /** The traffic log a check attached, when any. */
 export function trafficLogOf(result: Pick<TestResult, 'attachments'>): TrafficLog | undefined {
   const attachment = result.attachments.find((a) => a.name === TRAFFIC_ATTACHMENT && a.body !== undefined);
@@ -84,6 +89,8 @@ function recordOf(v: MergedViolation, judged: number): TestRecord {
     durationMs: 0,
     error: `${v.violation}\n${v.count} of the run's ${judged} exchanges this rule judged broke it from ${v.producer}, in the traffic of: ${checks}`,
     exchange: v.exchange,
-    headline: `${requestPhrase(v.exchange)} ${answerPhrase(v.exchange)}: ${v.violation}; expected: ${v.says} (${v.requirement}, ${v.count} such exchange${v.count === 1 ? '' : 's'})`,
+    headline:
+      `${requestPhrase(v.exchange)} ${answerPhrase(v.exchange)}: ${v.violation}; ` +
+      `expected: ${v.says} (${v.requirement}, ${v.count} such exchange${v.count === 1 ? '' : 's'})`,
   };
 }

@@ -117,6 +117,16 @@ export function unfinishedRequests(now: number = performance.now()): string[] {
   });
 }
 
+/**
+ * Resolves when every request of this process has finished, or after `limitMs`: a check that returns
+ * at a burst's first 429 leaves the rest of the burst in flight, and their answers are evidence too
+ * (D-TRAFFIC). Whatever is still unanswered after the limit is left alone.
+ */
+export async function inFlightSettled(limitMs: number): Promise<void> {
+  const until = performance.now() + limitMs;
+  while (inFlight.size > 0 && performance.now() < until) await delay(5);
+}
+
 function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(ms < 10_000 ? 1 : 0))} s`;
 }

@@ -72,6 +72,8 @@ test('the suite passes the unmodified reference server and catches every broken 
     expect.soft(outcome.caught.length, `${outcome.variant}: something was caught`).toBeGreaterThan(0);
     // D-FINDINGS: each failure's recorded exchange is the one its headline (and its message) names.
     expect.soft(outcome.evidence, `${outcome.variant}: each failure records the exchange its headline names`).toEqual([]);
+    // D-TRAFFIC: a mistake where no script looks is caught by the response rules alone.
+    expect.soft(outcome.notByTraffic, `${outcome.variant}: caught by the response rules and by no scripted check`).toEqual([]);
   }
   if (testInfo.errors.length === 0) rmSync(outRoot, { recursive: true, force: true });
 });

@@ -306,7 +306,8 @@ const locationSameOrigin: ResponseRule = {
     } catch {
       resolved = undefined;
     }
-    return verdict(resolved === origin, () => `Location ${JSON.stringify(location)} ${resolved === undefined ? 'is not a URI reference' : `resolves on ${resolved}, not ${origin}`}`);
+    const where = resolved === undefined ? 'is not a URI reference' : `resolves on ${resolved}, not ${origin}`;
+    return verdict(resolved === origin, () => `Location ${JSON.stringify(location)} ${where}`);
   },
 };
 
