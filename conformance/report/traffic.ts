@@ -5,8 +5,7 @@
  * requirement like any of its checks, with the first exchange that showed it as its evidence.
  */
 import type { TestResult } from '@playwright/test/reporter';
-import { RESPONSE_RULES } from '../traffic/rules.ts';
-import { TRAFFIC_ATTACHMENT } from '../traffic/recorder.ts';
+import { TRAFFIC_ATTACHMENT, TRAFFIC_RULES } from '../traffic/recorder.ts';
 import type { TrafficLog, TrafficViolation } from '../traffic/recorder.ts';
 import { answerPhrase, requestPhrase } from './headline.ts';
 import type { TestRecord, TrafficSummary } from '../../spec/results.ts';
@@ -67,7 +66,7 @@ export function trafficVerdicts(logs: readonly { title: string; log: TrafficLog 
   const violated = (rule: string): MergedViolation[] => [...merged.values()].filter((v) => v.rule === rule);
   const summary: TrafficSummary = {
     exchanges,
-    rules: RESPONSE_RULES.map((rule) => ({
+    rules: TRAFFIC_RULES.map((rule) => ({
       rule: rule.name,
       requirement: rule.requirement,
       says: rule.says,

@@ -265,6 +265,8 @@ async function keyAfter429(
       if (fresh.status === 429) return { fate: 'limited', rejected, later: fresh };
       await waitOut(later);
       later = await withKey(key);
+      // Refused again: a fresh key right after tells the limiter (a window at its end, a second limiter) from the key's record.
+      if (later.status === 429 && (await withKey(`hac-${uniqueValue()}`)).status === 429) return { fate: 'limited', rejected, later };
     }
     if (later.status >= 200 && later.status < 300 && later.headers['idempotent-replayed'] === undefined) return { fate: 'unused', rejected, later };
     if (later.status === 429) return { fate: 'stored-429', rejected, later };

@@ -7,7 +7,7 @@
  * on the profile: a target that admits a made-up token gets no word on its tokens here, and the
  * suite runs, so the authentication MUSTs fail it (exit 1).
  */
-import { send, TransportError } from '../support/http.ts';
+import { delay, send, TransportError } from '../support/http.ts';
 import type { HttpResponse } from '../support/http.ts';
 import { fillTemplate } from '../support/template.ts';
 import type { TargetProfile } from './profile.ts';
@@ -78,6 +78,10 @@ async function checkSlowValue(profile: TargetProfile, base: string): Promise<Fea
  * `tokens.rateLimit`, `tokens.rateLimitPool` and `tokens.rateLimitSlow`: each token is known and,
  * when the profile gives its plan's capacity, the target's RateLimit-Limit says the same. One
  * request per token (the rate-limit checks read the bucket's state from its headers before they burst).
+ * Where the header and the profile disagree, a burst measures the plan before either is blamed
+ * (D-TRAFFIC): a target enforcing the profile's capacity while announcing another has a wrong header,
+ * which the suite reports (RATE-LIMIT-HEADER-LIMIT, exit 1); one enforcing what it announces shows the
+ * profile wrong (exit 2, with what was measured).
  */
 async function checkRateLimitTokens(profile: TargetProfile, base: string): Promise<FeatureProblem[]> {
   const { rateLimit, rateLimitPool, rateLimitSlow } = profile.tokens;
@@ -108,16 +112,52 @@ async function checkRateLimitTokens(profile: TargetProfile, base: string): Promi
       }
       const limit = response.headers['ratelimit-limit']?.trim();
       if (declared === undefined || limit === undefined || !/^\d+$/.test(limit) || Number(limit) === declared) return [];
+      // D-TRAFFIC: the header and the profile disagree; a burst tells which of the two the target enforces.
+      const admitted = await measuredCapacity(profile, base, token, response, Math.max(declared, Number(limit)));
+      if (admitted !== undefined && near(admitted, declared) && !near(admitted, Number(limit))) return [];
+      const measured = admitted === undefined ? '' : `; a burst from a full bucket admitted ${admitted} requests`;
       return [
         {
           field,
-          problem: `the target limits this token at RateLimit-Limit ${limit}, the profile says ${capacityField} ${declared}`,
+          problem: `the target limits this token at RateLimit-Limit ${limit}, the profile says ${capacityField} ${declared}${measured}`,
           fix: `put the token on the plan the profile describes, or set ${capacityField} (and the refill rate) to the target's plan`,
         },
       ];
     }),
   );
   return problems.flat();
+}
+
+/** A burst larger than this is not sent to measure a plan: the header and the profile are compared as they are. */
+const MAX_MEASURED_BURST = 200;
+/** The longest wait for a bucket to be full before it is measured (the target's own RateLimit-Reset). */
+const MAX_FILL_WAIT_SECONDS = 30;
+
+/** Two counts of one burst that a token refilled during it could tell apart. */
+function near(admitted: number, capacity: number): boolean {
+  return Math.abs(admitted - capacity) <= 1;
+}
+
+/**
+ * How many requests `token`'s plan admits from a full bucket (D-TRAFFIC), measured: when `probe` says
+ * the bucket is not full, its RateLimit-Reset is waited out and it is probed again; then `largest` + 2
+ * requests go at once, and the admitted ones are counted with the probe. Undefined when the plan is too
+ * large to measure here or the bucket cannot be seen full: an inconclusive measurement blames nobody.
+ */
+async function measuredCapacity(profile: TargetProfile, base: string, token: string, probe: HttpResponse, largest: number): Promise<number | undefined> {
+  if (largest + 2 > MAX_MEASURED_BURST) return undefined;
+  const announced = Number(probe.headers['ratelimit-limit']);
+  let first = probe;
+  const remaining = Number(first.headers['ratelimit-remaining']);
+  if (!(remaining + 1 >= announced)) {
+    const reset = Number(first.headers['ratelimit-reset']);
+    if (!Number.isFinite(reset) || reset > MAX_FILL_WAIT_SECONDS) return undefined;
+    await delay(reset * 1000 + 100);
+    first = await protectedRequest(profile, base, token);
+  }
+  if (first.status === 429) return undefined;
+  const burst = await Promise.all(Array.from({ length: largest + 2 }, () => protectedRequest(profile, base, token)));
+  return 1 + burst.filter((r) => r.status !== 429).length;
 }
 
 /** Whether the target admits the protected request with a token nobody configured (anything but 401 or 403). */

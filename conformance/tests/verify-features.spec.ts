@@ -15,6 +15,7 @@ import { writeFileSync } from 'node:fs';
 import { readResults } from '../../spec/results.ts';
 import { join } from 'node:path';
 import anyTokenAccepted from '../../fixtures/broken/auth-any-token-accepted.ts';
+import limitHeaderOtherPlan from '../../fixtures/broken/rate-limit-limit-header-other-plan.ts';
 import { startVariant } from '../../fixtures/broken/start.ts';
 import { send } from '../support/http.ts';
 
@@ -97,4 +98,23 @@ test('a target that accepts any token is not reported as a misconfigured profile
   } finally {
     await target.close();
   }
+});
+
+test('a RateLimit-Limit that disagrees with the profile is measured with a burst before anyone is blamed', async () => {
+  // The target enforces the profile's 10 and announces 20: its header is the defect, the suite runs (exit 1).
+  const wrongHeader = await startVariant(limitHeaderOtherPlan);
+  try {
+    const probe = await send(wrongHeader.profile.baseUrls[0] ?? '', 'GET', '/account', { headers: { authorization: 'Bearer dev-token-limited' } });
+    expect(probe.headers['ratelimit-limit'], 'the premise: the header announces another plan').toBe('20');
+    expect(await verifyFeatures(wrongHeader.profile)).toEqual([]);
+  } finally {
+    await wrongHeader.close();
+  }
+  // The target enforces what it announces (10) and the profile says 25: the profile is wrong, and the message says what was measured.
+  await withReference(true, async (reference) => {
+    const tokens = { valid: reference.tokens.valid, rateLimit: 'dev-token-limited-4' };
+    const problems = await verifyFeatures({ ...reference, tokens, rateLimit: { capacity: 25, refillPerSecond: 2 } });
+    expect(problems.map((p) => p.field)).toEqual(['tokens.rateLimit']);
+    expect(problems[0]?.problem).toMatch(/RateLimit-Limit 10, the profile says rateLimit.capacity 25; a burst from a full bucket admitted (10|11) requests/);
+  });
 });

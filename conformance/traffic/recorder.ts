@@ -10,9 +10,13 @@ import { exchangeOf } from '../report/exchange.ts';
 import type { Exchange } from '../report/exchange.ts';
 import type { HttpResponse } from '../support/http.ts';
 import type { TargetProfile } from '../target/profile.ts';
-import { judgeExchange } from './rules.ts';
-import type { RuleContext } from './rules.ts';
-import { producerOf, routeTemplates } from './producer.ts';
+import { judgeExchange, RESPONSE_RULES } from './rules.ts';
+import type { Judgement, RuleContext } from './rules.ts';
+import { producerOf, routeOf, routeTemplates } from './producer.ts';
+import { plansOf, REMAINING_RULE, RemainingWatch } from './remaining.ts';
+
+/** Every rule the recorder judges with, as the report lists them: the single-exchange rules, then the Remaining watch. */
+export const TRAFFIC_RULES: readonly { name: string; requirement: string; says: string }[] = [...RESPONSE_RULES, REMAINING_RULE];
 
 /** Name of the Playwright attachment that carries a check's `TrafficLog` as JSON. */
 export const TRAFFIC_ATTACHMENT = 'hac-traffic';
@@ -45,6 +49,7 @@ interface Recording {
   templates: ReturnType<typeof routeTemplates>;
   log: TrafficLog;
   byKey: Map<string, TrafficViolation>;
+  remaining: RemainingWatch;
 }
 
 /** D-BOUNDED-RUN: at most this many distinct violations are kept per check (rules × producers stay far below). */
@@ -59,7 +64,13 @@ function contextOf(profile: TargetProfile): RuleContext {
 
 /** Starts judging the answers of a check against `profile`'s target. */
 export function startTraffic(profile: TargetProfile): void {
-  recording = { context: contextOf(profile), templates: routeTemplates(profile), log: { exchanges: 0, judged: {}, violations: [] }, byKey: new Map() };
+  recording = {
+    context: contextOf(profile),
+    templates: routeTemplates(profile),
+    log: { exchanges: 0, judged: {}, violations: [] },
+    byKey: new Map(),
+    remaining: new RemainingWatch(plansOf(profile)),
+  };
 }
 
 /** Judges one answer (support/exchange-log.ts calls it for every response while a check runs). */
@@ -67,29 +78,38 @@ export function observeAnswer(response: HttpResponse): void {
   const current = recording;
   if (current === undefined) return;
   current.log.exchanges += 1;
-  for (const { rule, judgement } of judgeExchange(response, current.context)) {
+  const judged: { rule: (typeof TRAFFIC_RULES)[number]; judgement: Judgement }[] = judgeExchange(response, current.context);
+  const route = routeOf(new URL(response.request.url).pathname, current.templates);
+  judged.push({ rule: REMAINING_RULE, judgement: current.remaining.judge(response, route) });
+  for (const { rule, judgement } of judged) {
+    if (judgement === 'not-applicable') continue;
     current.log.judged[rule.name] = (current.log.judged[rule.name] ?? 0) + 1;
     if (judgement === 'holds') continue;
-    const producer = producerOf(response.status, response.request.method, response.request.url, current.templates);
-    const key = `${rule.name} ${producer}`;
-    const seen = current.byKey.get(key);
-    if (seen) {
-      seen.count += 1;
-      continue;
-    }
-    if (current.byKey.size >= KEPT_VIOLATIONS) continue;
-    const violation: TrafficViolation = {
-      rule: rule.name,
-      requirement: rule.requirement,
-      says: rule.says,
-      producer,
-      count: 1,
-      violation: judgement.violation,
-      exchange: exchangeOf(response.request, response),
-    };
-    current.byKey.set(key, violation);
-    current.log.violations.push(violation);
+    note(current, rule, judgement.violation, response);
   }
+}
+
+/** Counts one violation of `rule` by `response`'s producer; the first of its kind keeps its exchange. */
+function note(current: Recording, rule: (typeof TRAFFIC_RULES)[number], text: string, response: HttpResponse): void {
+  const producer = producerOf(response.status, response.request.method, response.request.url, current.templates);
+  const key = `${rule.name} ${producer}`;
+  const seen = current.byKey.get(key);
+  if (seen) {
+    seen.count += 1;
+    return;
+  }
+  if (current.byKey.size >= KEPT_VIOLATIONS) return;
+  const violation: TrafficViolation = {
+    rule: rule.name,
+    requirement: rule.requirement,
+    says: rule.says,
+    producer,
+    count: 1,
+    violation: text,
+    exchange: exchangeOf(response.request, response),
+  };
+  current.byKey.set(key, violation);
+  current.log.violations.push(violation);
 }
 
 /** Ends the check's recording and returns what it saw; undefined when nothing was recorded. */
