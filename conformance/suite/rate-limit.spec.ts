@@ -385,6 +385,35 @@ test(
   },
 );
 
+/** The longest Retry-After the slow-plan check waits out (D-TRAFFIC: a constant 1 s is the lie it disproves). */
+const SLOW_PLAN_LONGEST_WAIT_SECONDS = 5;
+
+test(
+  'on the slow-refill plan too, a request sent Retry-After seconds after a 429 is admitted',
+  req('RATE-LIMIT-RETRY-AFTER-HONEST', '@rate-limit'),
+  async ({ burstBucket: { bucket, policy, slowRefill } }) => {
+    if (!slowRefill) skipCheck('the profile names no slow-refill token (tokens.rateLimitSlow): the main plan is checked above');
+    // D-TRAFFIC: a Retry-After fixed at 1 s is honest on a plan that refills a token a second, and only a
+    // plan slower than that shows it. A Retry-After of at least one token's refill is honest by
+    // construction and is not waited out; a shorter one is, and the retry must then be admitted.
+    const rejected = await bucket.rejected(policy.capacity);
+    const { retryAfter } = rateHeaders(rejected);
+    if (retryAfter === undefined || !Number.isInteger(retryAfter)) {
+      skipCheck(`no delta-seconds Retry-After (RATE-LIMIT-RETRY-AFTER reports it): ${exchangeText(rejected)}`);
+    }
+    if (retryAfter >= Math.floor(oneTokenSeconds(policy))) return;
+    // A run is as long as its longest necessary wait: a short Retry-After (the constant 1 s this check is
+    // for) is waited out; a longer one, honest when a token was partly refilled, is not worth the wait here.
+    if (retryAfter > SLOW_PLAN_LONGEST_WAIT_SECONDS) {
+      skipCheck(`inconclusive: Retry-After ${retryAfter} s on the slow-refill plan, longer than the ${SLOW_PLAN_LONGEST_WAIT_SECONDS} s this check waits out`);
+    }
+    await delay(rejected.receivedAt + retryAfter * 1000 + 20 - performance.now());
+    const next = await bucket.probe();
+    const plan = `${policy.refillPerSecond} tokens/s, one token in ${oneTokenSeconds(policy)} s`;
+    expect(next.status, `after waiting Retry-After ${retryAfter} s on a plan of ${plan}: ${exchangeText(next)}`).not.toBe(429);
+  },
+);
+
 test(
   'the 429 problem is typed rate-limited and repeats limit and retryAfter',
   req('RATE-LIMIT-PROBLEM-MEMBERS', '@rate-limit'),
