@@ -19,6 +19,38 @@ const OPERATION_KEYS = ['get', 'head', 'post', 'put', 'patch', 'delete', 'option
 
 /** What each document must give: the exit code and, for exit 2, words of the one message. */
 const EXPECTED: Record<string, { code: 0; collections: string[] } | { code: 2; says: string }> = {
+  'apideck-accounting.yml': {
+    code: 0,
+    collections: [
+      '/accounting/tax-rates', '/accounting/bills', '/accounting/invoices', '/accounting/ledger-accounts', '/accounting/invoice-items',
+      '/accounting/credit-notes', '/accounting/customers', '/accounting/suppliers', '/accounting/payments', '/accounting/refunds',
+      '/accounting/journal-entries', '/accounting/general-ledger-transactions', '/accounting/sales-receipts', '/accounting/purchase-orders',
+      '/accounting/subsidiaries', '/accounting/locations', '/accounting/departments', '/accounting/bank-accounts', '/accounting/tracking-categories',
+      '/accounting/bill-payments', '/accounting/expenses', '/accounting/bank-feed-accounts', '/accounting/bank-feed-statements',
+      '/accounting/categories', '/accounting/quotes', '/accounting/projects', '/accounting/employees', '/accounting/expense-categories',
+      '/accounting/expense-reports',
+    ],
+  },
+  'fusionauth.yaml': {
+    code: 0,
+    collections: [
+      '/api/api-key', '/api/application', '/api/connector', '/api/consent', '/api/email/template', '/api/entity', '/api/entity/type', '/api/form',
+      '/api/form/field', '/api/group', '/api/identity-provider', '/api/ip-acl', '/api/jwt/refresh', '/api/key', '/api/key/generate', '/api/key/import',
+      '/api/lambda', '/api/message/template', '/api/messenger', '/api/system/audit-log', '/api/tenant', '/api/tenant/password-validation-rules',
+      '/api/theme', '/api/two-factor/send', '/api/two-factor/status', '/api/user', '/api/user-action', '/api/user-action-reason', '/api/user/action',
+      '/api/user/change-password', '/api/user/comment', '/api/user/consent', '/api/user/family', '/api/user/registration', '/api/webauthn',
+      '/api/webhook',
+    ],
+  },
+  'google-maps-platform.yml': { code: 2, says: 'no collection: no path of this document has an item path below it' },
+  'paddle-billing.yaml': {
+    code: 0,
+    collections: [
+      '/products', '/prices', '/transactions', '/customers', '/notification-settings', '/notifications', '/simulations', '/discounts',
+      '/subscriptions', '/reports',
+    ],
+  },
+  'pingone-davinci.yaml': { code: 0, collections: ['/environments'] },
   'museum.yaml': { code: 0, collections: ['/special-events'] },
   'oai-api-with-examples.yaml': { code: 2, says: 'no collection: no path of this document has an item path below it' },
   'oai-callback-example.json': { code: 2, says: 'no collection: this document describes subscriptions and their callbacks only (POST /streams)' },
