@@ -443,9 +443,11 @@ test(
       expect(rateHeaders(response).remaining ?? 0, 'the other caller has its own bucket').toBeGreaterThan(0);
     }
     const still = await bucket.probe();
-    // The others' requests gave the exhausted caller nothing. It held under one token when exhausted,
-    // so it may have earned one since; after taking it, at most floor(elapsed × rate) remain.
-    let refilled = wholeRefills(performance.now() - exhaustedAt, policy);
+    // The others' requests gave the exhausted caller nothing. It held under one token when its 429 was
+    // decided, so it may have earned one since; after taking it, at most floor(elapsed × rate) remain.
+    // The elapsed time is the longest the server can have seen between the two decisions (the 429's
+    // request sent → this answer received): a loaded machine only lengthens it (D-TRAFFIC).
+    let refilled = wholeRefills(still.receivedAt - (lastReject?.sentAt ?? exhaustedAt), policy);
     if (isWindow(policy.algorithm)) {
       // A window gives nothing back until it ends (its 429's RateLimit-Reset, rounded up), then its limit.
       const reset = lastReject ? (rateHeaders(lastReject).reset ?? 0) : 0;
