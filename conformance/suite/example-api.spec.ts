@@ -14,6 +14,7 @@ import { errorFields, exchangeText, problemIssues } from '../support/problem.ts'
 import { linkOf } from '../support/links.ts';
 import { uniqueValue } from '../support/template.ts';
 import { skipCheck } from '../support/skip.ts';
+import type { Target } from '../support/target.ts';
 
 // The whole file needs the feature: skipped before any check's own fixtures (Playwright runs beforeAll first).
 test.beforeAll(({ profile }) => {
@@ -259,15 +260,35 @@ test('error fields are member names, dotted paths when nested, as the schemas na
   }
 });
 
-test('a PUT with a stale version is a 409 and changes nothing', req('CONCURRENCY-VERSION-409', '@example-api'), async ({ target }) => {
+/** A user replaced once with its current version, then replaced again with that now stale version. */
+async function staleReplace(target: Target): Promise<{ user: string; current: { version?: unknown }; stale: HttpResponse; kept: string }> {
   const { user } = await world(target);
   const u = uniqueValue();
-  const current = json<{ version: number; name: string }>(await target.client.get(user));
+  const current = json<{ version?: unknown; name: string }>(await target.client.get(user));
+  if (typeof current.version !== 'number') skipCheck('the user carries no `version` member: no version to mismatch (D-CONCURRENCY)');
   expect((await target.client.put(user, { name: `v ${u}`, email: `v-${u}@example.com`, version: current.version })).status).toBe(200);
   const stale = await target.client.put(user, { name: `stale ${u}`, email: `s-${u}@example.com`, version: current.version });
+  return { user, current, stale, kept: `v ${u}` };
+}
+
+test(
+  'a PUT carrying a version the resource no longer has is a 409 and changes nothing',
+  // The document's status table: "Edit conflict or version mismatch → 409", whatever the problem says (D-TRAFFIC).
+  req('STATUS-409-CONFLICT', '@example-api'),
+  async ({ target }) => {
+    const { user, stale, kept } = await staleReplace(target);
+    expect(stale.status, `a stale version applied: ${exchangeText(stale)}`).toBe(409);
+    expect(json<{ name: string }>(await target.client.get(user)).name).toBe(kept);
+  },
+);
+
+test('a PUT with a stale version is a version-conflict problem naming the current version', req('CONCURRENCY-VERSION-409', '@example-api'), async ({
+  target,
+}) => {
+  const { current, stale } = await staleReplace(target);
   expect(stale.status, exchangeText(stale)).toBe(409);
-  expect(stale.json).toEqual(expect.objectContaining({ type: expect.stringMatching(/\/version-conflict$/), currentVersion: current.version + 1 }));
-  expect(json<{ name: string }>(await target.client.get(user)).name).toBe(`v ${u}`);
+  const currentVersion = (current.version as number) + 1;
+  expect(stale.json).toEqual(expect.objectContaining({ type: expect.stringMatching(/\/version-conflict$/), currentVersion }));
 });
 
 test('an email used by another user is a 409', req('STATUS-409-EMAIL-TAKEN', '@example-api'), async ({ target }) => {
