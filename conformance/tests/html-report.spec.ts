@@ -95,10 +95,11 @@ test('the failed requirement shows the failing request as a curl line and the re
   await expect(failed).toHaveAttribute('data-outcome', 'failed');
   await expect(failed.locator('blockquote').first()).toContainText('application/problem+json');
   await expect(failed.locator('.decision').first()).toContainText('D-');
+  // The scripted check's failure, and the response rule's (D-TRAFFIC): each shows the exchange it is about.
   const curl = failed.locator('pre.curl');
-  await expect(curl).toHaveCount(1);
-  await expect(curl).toContainText(/^curl -i -X 'GET' 'http:\/\/127\.0\.0\.1:\d+\/hac-no-such-route-/);
-  const response = failed.locator('pre.response');
+  await expect(curl).toHaveCount(2);
+  for (const shown of await curl.all()) await expect(shown).toContainText(/^curl -i -X 'GET' 'http:\/\/127\.0\.0\.1:\d+\/hac-no-such-route-/);
+  const response = failed.locator('pre.response').first();
   await expect(response).toContainText('HTTP 404');
   await expect(response).toContainText('content-type: application/json');
   await failed.scrollIntoViewIfNeeded();
