@@ -122,7 +122,7 @@ export default class RequirementsReporter implements Reporter {
     // D-TRAFFIC: a response rule broken anywhere in the run's traffic fails its requirement, with that exchange.
     const traffic = trafficVerdicts(logs);
     for (const [id, records] of traffic.records) testsById.set(id, [...(testsById.get(id) ?? []), ...records]);
-    const errors = [...this.errors];
+    const errors = [...this.errors, ...traffic.ruleErrors];
     if (result.status === 'interrupted' || result.status === 'timedout') errors.push(`the run ended early: ${result.status}`);
     if (notRun > 0) errors.push(`${notRun} test(s) did not run`);
     if (interrupted > 0) errors.push(`${interrupted} test(s) were interrupted`);

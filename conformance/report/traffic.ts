@@ -36,6 +36,8 @@ interface MergedViolation extends TrafficViolation {
 
 export interface TrafficVerdicts {
   summary: TrafficSummary;
+  /** Rules that threw on an answer: a bug of the suite, which makes the run incomplete. */
+  ruleErrors: string[];
   /** Requirement ID → one failed record per rule and producer that broke it. */
   records: Map<string, TestRecord[]>;
 }
@@ -45,8 +47,10 @@ export function trafficVerdicts(logs: readonly { title: string; log: TrafficLog 
   const judged = new Map<string, number>();
   const merged = new Map<string, MergedViolation>();
   let exchanges = 0;
+  const ruleErrors: string[] = [];
   for (const { title, log } of logs) {
     exchanges += log.exchanges;
+    for (const error of log.ruleErrors ?? []) ruleErrors.push(`response rule: ${error} (in ${title})`);
     for (const [rule, count] of Object.entries(log.judged)) judged.set(rule, (judged.get(rule) ?? 0) + count);
     for (const violation of log.violations) {
       const key = `${violation.rule} ${violation.producer}`;
@@ -75,7 +79,7 @@ export function trafficVerdicts(logs: readonly { title: string; log: TrafficLog 
       producers: violated(rule.name).map((v) => v.producer),
     })),
   };
-  return { summary, records };
+  return { summary, records, ruleErrors: ruleErrors.slice(0, 10) };
 }
 
 /** The failed record of one rule broken by one producer. */

@@ -194,3 +194,11 @@ test("a caller's RateLimit-Remaining may rise by the plan's refill, never more",
   const unplanned = { ...at(9, 0, 10), request: { ...at(9, 0, 10).request, headers: { authorization: 'Bearer v' } } };
   expect(new RemainingWatch(plans).judge(unplanned, '/account')).toBe('not-applicable');
 });
+
+test('a rule that cannot judge an answer is named as a suite failure, never as the server\'s violation', () => {
+  const broken = exchange('GET', '/x', 404);
+  const failures: string[] = [];
+  const judged = judgeExchange({ ...broken, request: { ...broken.request, url: 'not a URL' } }, context, failures);
+  expect(judged.filter((j) => j.judgement !== 'holds')).toEqual([]);
+  expect(failures).toEqual([expect.stringMatching(/^problem-instance-is-request-path could not judge GET not a URL: /)]);
+});

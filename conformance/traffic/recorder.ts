@@ -42,6 +42,8 @@ export interface TrafficLog {
   /** Rule name → exchanges it judged (it applied: held or was violated). */
   judged: Record<string, number>;
   violations: TrafficViolation[];
+  /** Rules that threw on an answer (a suite bug: the run is reported incomplete), the first few. */
+  ruleErrors?: string[];
 }
 
 interface Recording {
@@ -78,9 +80,15 @@ export function observeAnswer(response: HttpResponse): void {
   const current = recording;
   if (current === undefined) return;
   current.log.exchanges += 1;
-  const judged: { rule: (typeof TRAFFIC_RULES)[number]; judgement: Judgement }[] = judgeExchange(response, current.context);
+  const failures: string[] = [];
+  const judged: { rule: (typeof TRAFFIC_RULES)[number]; judgement: Judgement }[] = judgeExchange(response, current.context, failures);
   const route = routeOf(new URL(response.request.url).pathname, current.templates);
-  judged.push({ rule: REMAINING_RULE, judgement: current.remaining.judge(response, route) });
+  try {
+    judged.push({ rule: REMAINING_RULE, judgement: current.remaining.judge(response, route) });
+  } catch (error) {
+    failures.push(`${REMAINING_RULE.name} could not judge ${response.request.method} ${response.request.url}: ${(error as Error).message}`);
+  }
+  if (failures.length > 0) current.log.ruleErrors = [...(current.log.ruleErrors ?? []), ...failures].slice(0, 10);
   for (const { rule, judgement } of judged) {
     if (judgement === 'not-applicable') continue;
     current.log.judged[rule.name] = (current.log.judged[rule.name] ?? 0) + 1;

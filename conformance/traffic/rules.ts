@@ -363,11 +363,24 @@ export const RESPONSE_RULES: readonly ResponseRule[] = [
   retryAfter,
 ];
 
-/** Judges one exchange by every rule: the rules that applied, and the violations among them. */
-export function judgeExchange(exchange: ObservedExchange, context: RuleContext): { rule: ResponseRule; judgement: Exclude<Judgement, 'not-applicable'> }[] {
+/**
+ * Judges one exchange by every rule: the rules that applied, and the violations among them. A rule that
+ * throws is a bug of the suite, never the server's fault: it is left out and named in `failures`.
+ */
+export function judgeExchange(
+  exchange: ObservedExchange,
+  context: RuleContext,
+  failures: string[] = [],
+): { rule: ResponseRule; judgement: Exclude<Judgement, 'not-applicable'> }[] {
   if (parserAnswer(exchange)) return [];
   return RESPONSE_RULES.flatMap((rule) => {
-    const judgement = rule.judge(exchange, context);
+    let judgement: Judgement;
+    try {
+      judgement = rule.judge(exchange, context);
+    } catch (error) {
+      failures.push(`${rule.name} could not judge ${exchange.request.method} ${exchange.request.url}: ${(error as Error).message}`);
+      return [];
+    }
     return judgement === 'not-applicable' ? [] : [{ rule, judgement }];
   });
 }
