@@ -258,14 +258,14 @@ async function keyAfter429(
     await waitOut(rejected);
     let later = await withKey(key);
     if (later.status === 429) {
-      // A 429 again: the limiter's (the caller is still limited) or the key's record. A fresh key tells them
-      // apart: refused too, the caller is limited; admitted, the caller is not, and the key is asked once more.
-      await waitOut(later);
-      const fresh = await withKey(`hac-${uniqueValue()}`);
-      if (fresh.status === 429) return { fate: 'limited', rejected, later: fresh };
-      await waitOut(later);
+      // A 429 again: the limiter's (the caller is still limited) or the key's record. Once the whole bucket or
+      // window has refilled, no limiter refuses one request: the key is asked again then. A fresh key right
+      // after a refusal tells the limiter from the record: a sliding window hands back its slots one at a time,
+      // so a fresh key admitted before the key proved nothing (measured on koa-ratelimit's sliding log).
+      const refill = fullRefillSeconds(profile, later);
+      if (refill === undefined) return { fate: 'limited', rejected, later };
+      await delay(refill * 1000 + 250);
       later = await withKey(key);
-      // Refused again: a fresh key right after tells the limiter (a window at its end, a second limiter) from the key's record.
       if (later.status === 429 && (await withKey(`hac-${uniqueValue()}`)).status === 429) return { fate: 'limited', rejected, later };
     }
     if (later.status >= 200 && later.status < 300 && later.headers['idempotent-replayed'] === undefined) return { fate: 'unused', rejected, later };
@@ -277,7 +277,24 @@ async function keyAfter429(
   return { fate: 'admitted' };
 }
 
-const STILL_LIMITED = 'inconclusive: after Retry-After a fresh key was refused too, the caller is still limited (RATE-LIMIT-RETRY-AFTER-HONEST)';
+/** The longest refill keyAfter429 waits out before asking a refused key again. */
+const LONGEST_REFILL_SECONDS = 30;
+
+/**
+ * Seconds until `response`'s caller is surely refilled whole: the profile's plan (a window's length, a
+ * bucket's capacity over its rate), else the answer's own RateLimit-Reset; undefined when neither is
+ * known or it is longer than LONGEST_REFILL_SECONDS.
+ */
+function fullRefillSeconds(profile: TargetProfile, response: HttpResponse): number | undefined {
+  const plan = profile.rateLimit;
+  const declared = plan === undefined ? undefined : plan.windowSeconds ?? (plan.refillPerSecond ? plan.capacity / plan.refillPerSecond : undefined);
+  const seconds = declared ?? rateHeaders(response).reset;
+  return seconds !== undefined && Number.isFinite(seconds) && seconds <= LONGEST_REFILL_SECONDS ? Math.ceil(seconds) : undefined;
+}
+
+const STILL_LIMITED =
+  'inconclusive: the key was refused again once the whole bucket or window had refilled, and so was a fresh key right after: the caller is still limited ' +
+  '(or its refill is unknown or over 30 s)';
 const admittedEachTime = 'inconclusive: in 3 rounds the request right after a 429 found a refilled token each time (a slow machine or network)';
 
 test(

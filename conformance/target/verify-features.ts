@@ -91,15 +91,23 @@ async function checkRateLimitTokens(profile: TargetProfile, base: string): Promi
   // AUTH-401-INVALID reports, so the suite must run rather than stop blaming the profile.
   if (await admitsMadeUpToken(profile, base)) return [];
   const capacity = profile.rateLimit?.capacity;
-  const tokens: { field: string; token: string; capacity?: number; capacityField: string }[] = [
-    ...(rateLimit ? [{ field: 'tokens.rateLimit', token: rateLimit, capacity, capacityField: 'rateLimit.capacity' }] : []),
-    ...(rateLimitPool ?? []).map((token, index) => ({ field: `tokens.rateLimitPool[${index}]`, token, capacity, capacityField: 'rateLimit.capacity' })),
+  // The refill a burst may see while it lasts: a bucket's rate; a window gives nothing back within it.
+  const refill = profile.rateLimit?.windowSeconds === undefined ? (profile.rateLimit?.refillPerSecond ?? 0) : 0;
+  const tokens: { field: string; token: string; capacity?: number; capacityField: string; refill: number }[] = [
+    ...(rateLimit ? [{ field: 'tokens.rateLimit', token: rateLimit, capacity, capacityField: 'rateLimit.capacity', refill }] : []),
+    ...(rateLimitPool ?? []).map((token, index) => ({ field: `tokens.rateLimitPool[${index}]`, token, capacity, capacityField: 'rateLimit.capacity', refill })),
     ...(rateLimitSlow
-      ? [{ field: 'tokens.rateLimitSlow.token', token: rateLimitSlow.token, capacity: rateLimitSlow.capacity, capacityField: 'tokens.rateLimitSlow.capacity' }]
+      ? [{
+        field: 'tokens.rateLimitSlow.token',
+        token: rateLimitSlow.token,
+        capacity: rateLimitSlow.capacity,
+        capacityField: 'tokens.rateLimitSlow.capacity',
+        refill: rateLimitSlow.refillPerSecond,
+      }]
       : []),
   ];
   const problems = await Promise.all(
-    tokens.map(async ({ field, token, capacity: declared, capacityField }): Promise<FeatureProblem[]> => {
+    tokens.map(async ({ field, token, capacity: declared, capacityField, refill: rate }): Promise<FeatureProblem[]> => {
       const response = await protectedRequest(profile, base, token);
       if (response.status === 401) {
         return [
@@ -113,9 +121,12 @@ async function checkRateLimitTokens(profile: TargetProfile, base: string): Promi
       const limit = response.headers['ratelimit-limit']?.trim();
       if (declared === undefined || limit === undefined || !/^\d+$/.test(limit) || Number(limit) === declared) return [];
       // D-TRAFFIC: the header and the profile disagree; a burst tells which of the two the target enforces.
-      const admitted = await measuredCapacity(profile, base, token, response, Math.max(declared, Number(limit)));
-      if (admitted !== undefined && near(admitted, declared) && !near(admitted, Number(limit))) return [];
-      const measured = admitted === undefined ? '' : `; a burst from a full bucket admitted ${admitted} requests`;
+      const burst = await measuredCapacity(profile, base, token, response, Math.max(declared, Number(limit)));
+      // Lateness only lengthens a burst: what refilled while it lasted (at the profile's rate) is allowed above a capacity.
+      const slack = burst === undefined ? 0 : Math.ceil(rate * burst.seconds) + 1;
+      const enforces = (capacity: number): boolean => burst !== undefined && burst.admitted >= capacity - 1 && burst.admitted <= capacity + slack;
+      if (enforces(declared) && !enforces(Number(limit))) return [];
+      const measured = burst === undefined ? '' : `; a burst from a full bucket admitted ${burst.admitted} requests in ${burst.seconds.toFixed(2)} s`;
       return [
         {
           field,
@@ -133,18 +144,20 @@ const MAX_MEASURED_BURST = 200;
 /** The longest wait for a bucket to be full before it is measured (the target's own RateLimit-Reset). */
 const MAX_FILL_WAIT_SECONDS = 30;
 
-/** Two counts of one burst that a token refilled during it could tell apart. */
-function near(admitted: number, capacity: number): boolean {
-  return Math.abs(admitted - capacity) <= 1;
-}
-
 /**
  * How many requests `token`'s plan admits from a full bucket (D-TRAFFIC), measured: when `probe` says
  * the bucket is not full, its RateLimit-Reset is waited out and it is probed again; then `largest` + 2
- * requests go at once, and the admitted ones are counted with the probe. Undefined when the plan is too
+ * requests go at once, and the admitted ones are counted with the probe, with the seconds from the probe
+ * sent to the last answer (what may have refilled meanwhile). Undefined when the plan is too
  * large to measure here or the bucket cannot be seen full: an inconclusive measurement blames nobody.
  */
-async function measuredCapacity(profile: TargetProfile, base: string, token: string, probe: HttpResponse, largest: number): Promise<number | undefined> {
+async function measuredCapacity(
+  profile: TargetProfile,
+  base: string,
+  token: string,
+  probe: HttpResponse,
+  largest: number,
+): Promise<{ admitted: number; seconds: number } | undefined> {
   if (largest + 2 > MAX_MEASURED_BURST) return undefined;
   const announced = Number(probe.headers['ratelimit-limit']);
   let first = probe;
@@ -157,7 +170,8 @@ async function measuredCapacity(profile: TargetProfile, base: string, token: str
   }
   if (first.status === 429) return undefined;
   const burst = await Promise.all(Array.from({ length: largest + 2 }, () => protectedRequest(profile, base, token)));
-  return 1 + burst.filter((r) => r.status !== 429).length;
+  const seconds = (Math.max(...burst.map((r) => r.receivedAt)) - first.sentAt) / 1000;
+  return { admitted: 1 + burst.filter((r) => r.status !== 429).length, seconds };
 }
 
 /** Whether the target admits the protected request with a token nobody configured (anything but 401 or 403). */

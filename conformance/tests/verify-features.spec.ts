@@ -115,6 +115,6 @@ test('a RateLimit-Limit that disagrees with the profile is measured with a burst
     const tokens = { valid: reference.tokens.valid, rateLimit: 'dev-token-limited-4' };
     const problems = await verifyFeatures({ ...reference, tokens, rateLimit: { capacity: 25, refillPerSecond: 2 } });
     expect(problems.map((p) => p.field)).toEqual(['tokens.rateLimit']);
-    expect(problems[0]?.problem).toMatch(/RateLimit-Limit 10, the profile says rateLimit.capacity 25; a burst from a full bucket admitted (10|11) requests/);
+    expect(problems[0]?.problem).toMatch(/RateLimit-Limit 10, the profile says rateLimit.capacity 25; a burst from a full bucket admitted 1[0-9] requests in [\d.]+ s/);
   });
 });
