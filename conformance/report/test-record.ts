@@ -49,7 +49,8 @@ export function errorSummary(result: Pick<TestResult, 'errors'>): string | undef
   return plain.split('\n').filter((l) => l.trim() !== '').slice(0, 12).join('\n');
 }
 
-function jsonAttachment<T>(result: Pick<TestResult, 'attachments'>, name: string): T | undefined {
+/** The JSON body of the attachment `name` of a result, when it has one that parses. */
+export function jsonAttachment<T>(result: Pick<TestResult, 'attachments'>, name: string): T | undefined {
   const attachment = result.attachments.find((a) => a.name === name && a.body !== undefined);
   if (!attachment?.body) return undefined;
   try {

@@ -8,6 +8,7 @@ import type { TestResult } from '@playwright/test/reporter';
 import { TRAFFIC_ATTACHMENT, TRAFFIC_RULES } from '../traffic/recorder.ts';
 import type { TrafficLog, TrafficViolation } from '../traffic/recorder.ts';
 import { answerPhrase, requestPhrase } from './headline.ts';
+import { jsonAttachment } from './test-record.ts';
 import type { TestRecord, TrafficSummary } from '../../spec/results.ts';
 
 /** Where the response rules live: the location of their records. */
@@ -20,13 +21,7 @@ export function isTrafficRecord(record: Pick<TestRecord, 'location'>): boolean {
 
 /** The traffic log a check attached, when any. */
 export function trafficLogOf(result: Pick<TestResult, 'attachments'>): TrafficLog | undefined {
-  const attachment = result.attachments.find((a) => a.name === TRAFFIC_ATTACHMENT && a.body !== undefined);
-  if (!attachment?.body) return undefined;
-  try {
-    return JSON.parse(attachment.body.toString('utf8')) as TrafficLog;
-  } catch {
-    return undefined;
-  }
+  return jsonAttachment<TrafficLog>(result, TRAFFIC_ATTACHMENT);
 }
 
 /** A violation merged over the run: its first exchange, the checks whose traffic showed it, and how often. */

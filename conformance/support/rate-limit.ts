@@ -317,7 +317,7 @@ export interface Admissions {
  * RATE-LIMIT-NO-ADMISSION-BEYOND-ANNOUNCED: what the caller's headers in `announcement` allow a burst
  * sent after it, for either algorithm (D-SUITE-TRUST). Refill is counted from the earliest moment the
  * announcement can have been decided (its request left) for `high`, and from the latest (its answer
- * arrived) for `low`; the burst's decisions end at `decidedBy`.
+ * arrived) for `low`; the burst's decisions end at its last answer (a leaky bucket's at `decidedBy`).
  */
 export function admissions(
   announcement: HttpResponse,
@@ -327,7 +327,9 @@ export function admissions(
   if (policy.algorithm && isWindow(policy.algorithm)) return windowAdmissions(announcement, burst, { ...policy, algorithm: policy.algorithm });
   const tokens = announcedTokens(announcement, policy);
   const start = Math.min(...burst.map((r) => r.sentAt));
-  const end = Math.max(...decidedBy(burst));
+  // A token bucket answers as it decides, so the last answer bounds the last decision however late a loaded
+  // machine delivers it; only a leaky bucket holds admitted answers back after deciding (`decidedBy`).
+  const end = policy.algorithm === 'leaky-bucket' ? Math.max(...decidedBy(burst)) : Math.max(...burst.map((r) => r.receivedAt));
   const rate = policy.refillPerSecond / 1000;
   const atStartMax = Math.min(policy.capacity, tokens.max + Math.max(0, start - announcement.sentAt) * rate);
   const atStartMin = Math.min(policy.capacity, tokens.min + Math.max(0, start - announcement.receivedAt) * rate);
