@@ -17,7 +17,7 @@ export interface RateHeaders {
   retryAfter?: number;
 }
 
-function intHeader(response: HttpResponse, name: string): number | undefined {
+function intHeader(response: Pick<HttpResponse, 'headers'>, name: string): number | undefined {
   const value = response.headers[name];
   if (value === undefined) return undefined;
   const trimmed = value.trim();
@@ -25,7 +25,7 @@ function intHeader(response: HttpResponse, name: string): number | undefined {
 }
 
 /** The four rate-limit headers of a response; NaN when present but not a non-negative integer. */
-export function rateHeaders(response: HttpResponse): RateHeaders {
+export function rateHeaders(response: Pick<HttpResponse, 'headers'>): RateHeaders {
   const headers: RateHeaders = {};
   const limit = intHeader(response, 'ratelimit-limit');
   const remaining = intHeader(response, 'ratelimit-remaining');
@@ -58,7 +58,7 @@ export interface Policy {
  * named with the draft and the setting that gives the three headers; undefined when the three are
  * there or none of the others is (D-SUITE-TRUST: one finding, under RATE-LIMIT-HEADER-LIMIT).
  */
-export function otherRateLimitFields(response: HttpResponse): string | undefined {
+export function otherRateLimitFields(response: Pick<HttpResponse, 'headers'>): string | undefined {
   const h = response.headers;
   if (h['ratelimit-limit'] !== undefined) return undefined;
   const fix =

@@ -16,6 +16,7 @@ import { isWindow } from '../target/profile.ts';
 import type { TargetProfile } from '../target/profile.ts';
 import type { HttpResponse } from '../support/http.ts';
 import type { Judgement } from './rules.ts';
+import { rateHeaders } from '../support/rate-limit.ts';
 
 /** The plan of one token, as the profile declares it. */
 type Plan = { kind: 'bucket'; refillPerSecond: number } | { kind: 'window'; windowSeconds: number };
@@ -50,10 +51,6 @@ export function plansOf(profile: Pick<TargetProfile, 'tokens' | 'rateLimit'>): M
   return plans;
 }
 
-function integerHeader(response: HttpResponse, name: string): number | undefined {
-  const value = response.headers[name];
-  return value !== undefined && /^\s*\d+\s*$/.test(value) ? Number(value) : undefined;
-}
 
 /** Watches the answers of one check for a Remaining that rises beyond the refill. */
 export class RemainingWatch {
@@ -65,11 +62,12 @@ export class RemainingWatch {
   judge(response: HttpResponse, route: string): Judgement {
     const authorization = response.request.headers.authorization;
     const plan = authorization === undefined ? undefined : this.plans.get(authorization);
-    const remaining = integerHeader(response, 'ratelimit-remaining');
-    if (plan === undefined || remaining === undefined) return 'not-applicable';
+    const { remaining, reset } = rateHeaders(response);
+    if (plan === undefined || remaining === undefined || !Number.isFinite(remaining)) return 'not-applicable';
     const key = `${new URL(response.request.url).origin} ${authorization} ${route}`;
     const earlier = this.last.get(key) ?? [];
-    const now: Seen = { remaining, reset: integerHeader(response, 'ratelimit-reset'), sentAt: response.sentAt, receivedAt: response.receivedAt };
+    const announcedReset = reset !== undefined && Number.isFinite(reset) ? reset : undefined;
+    const now: Seen = { remaining, reset: announcedReset, sentAt: response.sentAt, receivedAt: response.receivedAt };
     // Only answers that surely came before this request was counted; the last of them is the tightest bound.
     const before = earlier.filter((e) => e.receivedAt < now.sentAt).sort((a, b) => b.receivedAt - a.receivedAt)[0];
     earlier.push(now);

@@ -12,7 +12,7 @@
 import { METHODS } from 'node:http';
 import { getValidator } from '../../spec/schemas.ts';
 import type { RequirementId } from '../../spec/requirement-ids.ts';
-import { otherRateLimitFields } from '../support/rate-limit.ts';
+import { otherRateLimitFields, rateHeaders } from '../support/rate-limit.ts';
 import type { HttpResponse } from '../support/http.ts';
 
 /** What a rule reads of an exchange: the request as sent and the whole response. */
@@ -183,9 +183,9 @@ const allowHeader: ResponseRule = {
   },
 };
 
-/** A header value that is a non-negative integer. */
-function nonNegativeInteger(value: string | undefined): number | undefined {
-  return value !== undefined && /^\s*\d+\s*$/.test(value) ? Number(value) : undefined;
+/** A rate-limit header as `rateHeaders` reads it (NaN: sent, but not a non-negative integer) that is a non-negative integer. */
+function integral(value: number | undefined): value is number {
+  return value !== undefined && Number.isFinite(value);
 }
 
 /** RateLimit-Reset over this many seconds is a timestamp, not delta-seconds (a year is 3.2e7 s; now is 1.8e9 s since the epoch). */
@@ -203,11 +203,11 @@ const limitHeader: ResponseRule = {
   says: 'every 429 carries RateLimit-Limit, a non-negative integer',
   judge(exchange) {
     if (exchange.status !== 429) return notApplicable;
-    const other = otherRateLimitFields(exchange as HttpResponse);
+    const other = otherRateLimitFields(exchange);
     if (other !== undefined) return violation(other);
     const limit = exchange.headers['ratelimit-limit'];
     if (limit === undefined) return violation('a 429 without RateLimit-Limit');
-    return verdict(nonNegativeInteger(limit) !== undefined, () => `RateLimit-Limit ${shown(limit)} is not a non-negative integer`);
+    return verdict(integral(rateHeaders(exchange).limit), () => `RateLimit-Limit ${shown(limit)} is not a non-negative integer`);
   },
 };
 
@@ -220,10 +220,9 @@ const remainingHeader: ResponseRule = {
     if (!documented429(exchange)) return notApplicable;
     const value = exchange.headers['ratelimit-remaining'];
     if (value === undefined) return violation('a 429 without RateLimit-Remaining');
-    const remaining = nonNegativeInteger(value);
-    const limit = nonNegativeInteger(exchange.headers['ratelimit-limit']);
-    if (remaining === undefined) return violation(`RateLimit-Remaining ${shown(value)} is not a non-negative integer`);
-    return verdict(limit === undefined || remaining <= limit, () => `RateLimit-Remaining ${remaining} is over RateLimit-Limit ${limit}`);
+    const { remaining, limit } = rateHeaders(exchange);
+    if (!integral(remaining)) return violation(`RateLimit-Remaining ${shown(value)} is not a non-negative integer`);
+    return verdict(!integral(limit) || remaining <= limit, () => `RateLimit-Remaining ${remaining} is over RateLimit-Limit ${limit}`);
   },
 };
 
@@ -236,8 +235,8 @@ const resetHeader: ResponseRule = {
     if (!documented429(exchange)) return notApplicable;
     const value = exchange.headers['ratelimit-reset'];
     if (value === undefined) return violation('a 429 without RateLimit-Reset');
-    const reset = nonNegativeInteger(value);
-    if (reset === undefined) return violation(`RateLimit-Reset ${shown(value)} is not a non-negative integer`);
+    const { reset } = rateHeaders(exchange);
+    if (!integral(reset)) return violation(`RateLimit-Reset ${shown(value)} is not a non-negative integer`);
     return verdict(reset < RESET_TIMESTAMP_FLOOR, () => `RateLimit-Reset ${reset} is a timestamp, not the seconds until the limit is restored`);
   },
 };
@@ -251,8 +250,8 @@ const retryAfter: ResponseRule = {
     if (exchange.status !== 429) return notApplicable;
     const value = exchange.headers['retry-after'];
     if (value === undefined) return violation('a 429 without Retry-After');
-    const seconds = nonNegativeInteger(value);
-    if (seconds === undefined) {
+    const seconds = rateHeaders(exchange).retryAfter;
+    if (!integral(seconds)) {
       const date = Number.isNaN(Date.parse(value)) ? '' : ' (an HTTP-date: the document asks for delta-seconds)';
       return violation(`Retry-After ${shown(value)} is not delta-seconds${date}`);
     }
