@@ -1,14 +1,20 @@
-// Prints "N passed, N failed" from Playwright's JSON report (the runner's own counts).
-// When the runner never wrote a report (type-check or lint failed first), the run counts as one failure.
+// Prints "N passed, N failed" from Playwright's JSON reports (the runner's own counts), summed over
+// the phases of `npm test` (playwright.config.ts): one report per phase.
+// A phase that never wrote its report (type-check or lint failed first) counts as one failure.
 import { readFileSync, existsSync } from 'node:fs';
 
-const file = process.argv[2] ?? 'test-results/report.json';
-if (!existsSync(file)) {
-  console.log('0 passed, 1 failed');
-  process.exit(0);
+const files = process.argv.slice(2);
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+for (const file of files.length > 0 ? files : ['test-results/report-timing.json', 'test-results/report-others.json']) {
+  if (!existsSync(file)) {
+    failed += 1;
+    continue;
+  }
+  const { stats } = JSON.parse(readFileSync(file, 'utf8'));
+  passed += stats.expected ?? 0;
+  failed += (stats.unexpected ?? 0) + (stats.flaky ?? 0);
+  skipped += stats.skipped ?? 0;
 }
-const { stats } = JSON.parse(readFileSync(file, 'utf8'));
-const passed = stats.expected ?? 0;
-const failed = (stats.unexpected ?? 0) + (stats.flaky ?? 0);
-const skipped = stats.skipped ?? 0;
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);

@@ -3,7 +3,7 @@
  * measured waits between attempts.
  */
 import { ID } from './requirements.ts';
-import { fail, lowerBound, ms, pass, skip, upperBound, waitAfter, attemptSummary } from './scenario-kit.ts';
+import { boundedWait, fail, inconclusive, latenessAfter, lowerBound, ms, pass, skip, upperBound, waitAfter, attemptSummary } from './scenario-kit.ts';
 import type { Check, JitterSample, JudgeContext, ScenarioRun } from './scenario-kit.ts';
 
 /**
@@ -21,6 +21,7 @@ export function backoffOf(run: ScenarioRun, ctx: JudgeContext): { check: Check; 
   if (waits.length === 0) return { check: skip(ID.exponential, title, `the client did not retry (attempts: ${attemptSummary(run.attempts)})`), jitter: [] };
   const S = ctx.msPerSecond;
   const bad: string[] = [];
+  const unjudged: string[] = [];
   const jitter: JitterSample[] = [];
   waits.forEach((wait, k) => {
     const min = 2 ** k * S;
@@ -30,14 +31,21 @@ export function backoffOf(run: ScenarioRun, ctx: JudgeContext): { check: Check; 
     const next = 2 ** (k + 1) * S;
     const high = upperBound(next, ctx.tolerance, k === 0);
     const afterAbandoned = run.attempts[k]?.outcome === 'abandoned';
-    if (wait < lowerBound(min, ctx.tolerance, afterAbandoned) || wait >= high)
-      bad.push(
-        `wait ${k} was ${ms(wait)}, expected [${ms(min)}, ${ms(next)}) (measured bounds [${ms(lowerBound(min, ctx.tolerance, afterAbandoned))}, ${ms(high)}))`,
-      );
-    jitter.push({ scenario: run.scenario, attempt: k, jitterSeconds: wait / S - 2 ** k, ...(afterAbandoned ? { afterAbandoned } : {}) });
+    const lateMs = latenessAfter(run.attempts, k, ctx);
+    const judged = boundedWait(wait, lowerBound(min, ctx.tolerance, afterAbandoned), high, lateMs, ctx.tolerance);
+    const line = `wait ${k} was ${ms(wait)}, expected [${ms(min)}, ${ms(next)}) (${judged.bounds})`;
+    if (judged.outcome === 'short' || judged.outcome === 'long') bad.push(line);
+    if (judged.outcome === 'inconclusive') unjudged.push(line);
+    jitter.push({ scenario: run.scenario, attempt: k, jitterSeconds: wait / S - 2 ** k, lateMs, ...(afterAbandoned ? { afterAbandoned } : {}) });
   });
   const detail = `waits ${waits.map((w) => ms(w)).join(', ')}${bad.length > 0 ? `: ${bad.join('; ')}` : ''}`;
-  return { check: bad.length === 0 ? pass(ID.exponential, title, detail) : fail(ID.exponential, title, detail), jitter };
+  const check =
+    bad.length > 0
+      ? fail(ID.exponential, title, detail)
+      : unjudged.length > 0
+        ? inconclusive(ID.exponential, title, `${detail}: ${unjudged.join('; ')}: too late a machine to judge the upper bound`)
+        : pass(ID.exponential, title, detail);
+  return { check, jitter };
 }
 
 /** Sample standard deviation. */
@@ -66,14 +74,24 @@ export const FLOOR_BAND_MS = 15;
 export const MIN_FLOOR_SAMPLES = 10;
 
 /**
+ * D-CLIENT-TIMING: the most timer lateness (real ms, lateness.ts) measured at the end of a wait whose
+ * jitter may enter the randomness statistics. Noise that looks like spread is lateness: a constant
+ * jitter measured at moments no later than this spreads by at most this much (a standard deviation of
+ * about 7 ms, 0.03 s of the document at time scale 0.25, far below MIN_JITTER_SD), while a uniform
+ * jitter in [0, 1) s spreads by a whole second of the document.
+ */
+export const QUIET_LATE_MS = 25;
+
+/**
  * CLIENT-BACKOFF-JITTER over every backoff wait of the certification: each jitter lies in [0, 1)
- * second, the document's bound, widened only by the measuring tolerance (and the cold start on the
- * first wait of a run); and the jitters are random over that interval, not constant or confined to
- * a sliver of it: the standard deviation of the jitters of waits after attempt 1 on is at least
- * 0.11 s (D-CLIENT-TIMING). A uniform jitter in [0, 1) has 0.29 s; 6 uniform samples fall below
- * 0.11 s with probability about 1e-3, while the measuring noise of a constant jitter stays below
- * it at time scale 0.25 on a loaded machine. The first wait of each run is left out of that
- * statistic: it includes the client's cold start.
+ * second, the document's bound, widened only by the measuring tolerance and the lateness measured at
+ * the wait's end (and the cold start on the first wait of a run); and the jitters are random over that
+ * interval, not constant or confined to a sliver of it: the standard deviation of the jitters of waits
+ * after attempt 1 on is at least 0.11 s (D-CLIENT-TIMING). A uniform jitter in [0, 1) has 0.29 s; 6
+ * uniform samples fall below 0.11 s with probability about 1e-3. The first wait of each run is left
+ * out of that statistic: it includes the client's cold start. So are the waits that ended while the
+ * harness measured more than QUIET_LATE_MS of timer lateness: with fewer than MIN_JITTER_SAMPLES
+ * quiet waits the randomness is inconclusive (certifyClient plays the backoff scenarios again).
  */
 export function jitterChecks(samples: readonly JitterSample[], ctx: JudgeContext): Check[] {
   const rangeTitle = 'backoff jitter lies in [0, 1) second';
@@ -83,47 +101,67 @@ export function jitterChecks(samples: readonly JitterSample[], ctx: JudgeContext
     return [skip(ID.jitter, rangeTitle, why), skip(ID.jitter, randomTitle, why)];
   }
   const S = ctx.msPerSecond;
-  const outside = samples.filter((s) => {
+  const judged = samples.map((s) => {
     const base = 2 ** s.attempt * S;
-    const low = (lowerBound(base, ctx.tolerance, s.afterAbandoned) - base) / S;
-    const high = (upperBound(base + S, ctx.tolerance, s.attempt === 0) - base) / S;
-    return s.jitterSeconds < low || s.jitterSeconds >= high;
+    const low = lowerBound(base, ctx.tolerance, s.afterAbandoned);
+    return boundedWait(base + s.jitterSeconds * S, low, upperBound(base + S, ctx.tolerance, s.attempt === 0), s.lateMs, ctx.tolerance);
   });
+  const outside = samples.filter((_, i) => judged[i]?.outcome === 'short' || judged[i]?.outcome === 'long');
+  const unjudged = samples.filter((_, i) => judged[i]?.outcome === 'inconclusive');
   const list = samples.map((s) => s.jitterSeconds.toFixed(2)).join(', ');
-  const warm = samples.filter((s) => s.attempt >= 1).map((s) => s.jitterSeconds);
-  const sd = warm.length >= 2 ? standardDeviation(warm) : 0;
+  const warm = samples.filter((s) => s.attempt >= 1);
+  const quiet = warm.filter((s) => s.lateMs <= QUIET_LATE_MS).map((s) => s.jitterSeconds);
+  const sd = quiet.length >= 2 ? standardDeviation(quiet) : 0;
   const band = FLOOR_BAND_MS / S;
-  const floor = warm.length > 0 ? Math.min(...warm) : 0;
-  const atFloor = warm.filter((j) => j - floor < band).length;
-  const gathered = warm.length >= MIN_FLOOR_SAMPLES && atFloor * 2 >= warm.length;
-  const listed = `over ${warm.length} jitters (${warm.map((j) => j.toFixed(2)).join(', ')})`;
+  const floor = quiet.length > 0 ? Math.min(...quiet) : 0;
+  const atFloor = quiet.filter((j) => j - floor < band).length;
+  const gathered = quiet.length >= MIN_FLOOR_SAMPLES && atFloor * 2 >= quiet.length;
+  const listed = `over ${quiet.length} jitters measured at quiet moments (${quiet.map((j) => j.toFixed(2)).join(', ')})`;
+  const lateness = `timer lateness measured at the ends of the ${warm.length} warm waits: ${warm.map((s) => `${s.lateMs} ms`).join(', ')}`;
   const randomness =
     warm.length < MIN_JITTER_SAMPLES
       ? skip(ID.jitter, randomTitle, `only ${warm.length} waits after a second attempt were measured (${MIN_JITTER_SAMPLES} needed)`)
-      : sd < MIN_JITTER_SD
-        ? fail(
+      : quiet.length < MIN_JITTER_SAMPLES
+        ? inconclusive(
             ID.jitter,
             randomTitle,
-            `the jitters are constant or confined to a narrow band: standard deviation ${sd.toFixed(3)} s (< ${MIN_JITTER_SD} s; a uniform jitter ` +
-              `in [0, 1) s has 0.29 s) ${listed}`,
+            `only ${quiet.length} of ${warm.length} waits after a second attempt ended at a moment with at most ${QUIET_LATE_MS} ms of timer ` +
+              `lateness (${MIN_JITTER_SAMPLES} needed): ${lateness}`,
           )
-        : gathered
+        : sd < MIN_JITTER_SD
           ? fail(
               ID.jitter,
               randomTitle,
-              `the jitters are constant, lifted by measuring delays: ${atFloor} of ${warm.length} lie within ${FLOOR_BAND_MS} ms of the smallest ` +
-                `(${floor.toFixed(2)} s) ${listed}`,
+              `the jitters are constant or confined to a narrow band: standard deviation ${sd.toFixed(3)} s (< ${MIN_JITTER_SD} s; a uniform jitter ` +
+                `in [0, 1) s has 0.29 s) ${listed}`,
             )
-          : pass(ID.jitter, randomTitle, `standard deviation ${sd.toFixed(3)} s, ${atFloor} of ${warm.length} within ${FLOOR_BAND_MS} ms of the smallest`);
-  return [
-    outside.length === 0
-      ? pass(ID.jitter, rangeTitle, `jitters (s): ${list}`)
-      : fail(
+          : gathered
+            ? fail(
+                ID.jitter,
+                randomTitle,
+                `the jitters are constant, lifted by measuring delays: ${atFloor} of ${quiet.length} lie within ${FLOOR_BAND_MS} ms of the smallest ` +
+                  `(${floor.toFixed(2)} s) ${listed}`,
+              )
+            : pass(
+                ID.jitter,
+                randomTitle,
+                `standard deviation ${sd.toFixed(3)} s, ${atFloor} of ${quiet.length} within ${FLOOR_BAND_MS} ms of the smallest, ${listed}`,
+              );
+  const range =
+    outside.length > 0
+      ? fail(
           ID.jitter,
           rangeTitle,
-          `jitters outside [0, 1) s (measuring tolerance ${ctx.tolerance.lateMs} ms): ` +
-          `${outside.map((s) => `${s.scenario} wait ${s.attempt}: ${s.jitterSeconds.toFixed(2)}`).join('; ')}; all: ${list}`,
-        ),
-    randomness,
-  ];
+          `jitters outside [0, 1) s (measuring tolerance ${ctx.tolerance.lateMs} ms, plus the lateness measured at each): ` +
+            `${outside.map((s) => `${s.scenario} wait ${s.attempt}: ${s.jitterSeconds.toFixed(2)} (${s.lateMs} ms late)`).join('; ')}; all: ${list}`,
+        )
+      : unjudged.length > 0
+        ? inconclusive(
+            ID.jitter,
+            rangeTitle,
+            `jitters above 1 s at moments of more than ${ctx.tolerance.lateMs} ms of timer lateness: ` +
+              `${unjudged.map((s) => `${s.scenario} wait ${s.attempt}: ${s.jitterSeconds.toFixed(2)} (${s.lateMs} ms late)`).join('; ')}; all: ${list}`,
+          )
+        : pass(ID.jitter, rangeTitle, `jitters (s): ${list}`);
+  return [range, randomness];
 }

@@ -7,10 +7,12 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createResults, outcomeFor } from '../../spec/results.ts';
 import type { RequirementResult, RunResults, TestRecord } from '../../spec/results.ts';
 import { jitterChecks } from './backoff.ts';
+import { LatenessSentinel } from './lateness.ts';
+import type { LatenessProbe } from './lateness.ts';
 import { loadClientRequirements } from './requirements.ts';
 import { runAdapter } from './run-adapter.ts';
 import { DEFAULT_TOLERANCE } from './scenario-kit.ts';
-import type { Check, JitterSample, JudgeContext, Scenario, ScenarioRun, Tolerance } from './scenario-kit.ts';
+import type { Check, JitterSample, JudgeContext, Scenario, ScenarioRun, Tolerance, Verdict } from './scenario-kit.ts';
 import { bearerCheck, buildScenarios, distinctKeysCheck } from './scenarios.ts';
 import { startScriptedServer } from './scripted-server.ts';
 import { StartGate } from './start-gate.ts';
@@ -31,6 +33,8 @@ export interface CertifyOptions {
   gate?: StartGate;
   /** Progress lines (one per scenario, warnings). */
   log?: (line: string) => void;
+  /** Where the timer lateness is read (default: a LatenessSentinel in this process while the scenarios play). */
+  lateness?: LatenessProbe;
 }
 
 export interface Certification {
@@ -46,6 +50,13 @@ const STARTUP_ALLOWANCE_MS = 15_000;
 
 /** Adapter processes allowed to start at once when no gate is given: two per core of a 2-core machine (see StartGate). */
 export const DEFAULT_STARTING_AT_ONCE = 4;
+
+/**
+ * D-CLIENT-TIMING: how many times a scenario is played, at most, while a timing it holds is
+ * inconclusive (the machine was too late at that moment to judge it); after that it is reported
+ * inconclusive with its figures. Each play of a backoff scenario adds its waits to the jitter samples.
+ */
+export const MAX_PLAYS = 3;
 
 /** Characters of an adapter's stderr kept in `results.json` per failed scenario. */
 const STDERR_KEPT = 2000;
@@ -128,6 +139,9 @@ export async function certifyClient(options: CertifyOptions): Promise<Certificat
   // The harness's own event-loop delay while it plays: it notices abandoned attempts late by that much.
   const lag = monitorEventLoopDelay({ resolution: 20 });
   lag.enable();
+  // D-CLIENT-TIMING: the timer lateness of this machine while the scenarios play, read at the end of each wait.
+  const ownSentinel = options.lateness ? undefined : new LatenessSentinel().start();
+  const sentinel: LatenessProbe = options.lateness ?? (ownSentinel as LatenessSentinel);
   let scale = options.timeScale;
   const gated: CertifyOptions = { ...options, gate: options.gate ?? new StartGate(DEFAULT_STARTING_AT_ONCE) };
   const playSafe = async (scenario: Scenario): Promise<ScenarioRun | undefined> => {
@@ -146,6 +160,7 @@ export async function certifyClient(options: CertifyOptions): Promise<Certificat
   const probeFailure = probe ? adapterFailure(probe) : undefined;
   if (probeFailure) {
     lag.disable();
+    ownSentinel?.stop();
     errors.push(probeFailure);
     const results = buildResults(notJudged(), options, scale, startedAt, started, warnings, false, errors, 2);
     return { results, runs: [], warnings, unusable: true };
@@ -160,23 +175,56 @@ export async function certifyClient(options: CertifyOptions): Promise<Certificat
     list = selected(scale);
     probe = list[0] ? await playSafe(list[0]) : undefined;
   }
-  const played = await playRest(list, probe, options.concurrency ?? 1, playSafe);
+  const played = [probe, ...(await playPool(list.slice(1), options.concurrency ?? 1, playSafe))];
 
-  const judged: JudgedRun[] = [];
+  const plays: JudgedRun[][] = [];
   list.forEach((scenario, i) => {
     const run = played[i];
     if (!run) return;
     const failure = adapterFailure(run);
     if (failure) errors.push(failure);
-    else judged.push({ scenario, run });
+    else plays.push([{ scenario, run }]);
   });
 
+  const contextNow = (): JudgeContext => ({
+    msPerSecond: 1000 * scale,
+    tolerance: { ...tolerance, harnessLagMs: Math.round(lag.percentile(99) / 1e6) },
+    token,
+    lateness: sentinel,
+  });
+  // D-CLIENT-TIMING: a scenario with a timing too late to judge is played again, up to MAX_PLAYS in all.
+  for (let round = 2; round <= MAX_PLAYS; round += 1) {
+    const again = toPlayAgain(plays, contextNow());
+    if (again.length === 0) break;
+    log(`timer lateness too large to judge: playing ${again.map((p) => p[0]?.scenario.name).join(', ')} again (play ${round} of at most ${MAX_PLAYS})`);
+    const replayed = await playPool(
+      again.map((p) => (p[0] as JudgedRun).scenario),
+      options.concurrency ?? 1,
+      playSafe,
+    );
+    again.forEach((scenarioPlays, i) => {
+      const run = replayed[i];
+      const scenario = scenarioPlays[0]?.scenario;
+      if (!run || !scenario) return;
+      const failure = adapterFailure(run);
+      if (failure) errors.push(failure);
+      else scenarioPlays.push({ scenario, run });
+    });
+  }
+  for (const scenarioPlays of plays)
+    if (scenarioPlays.length > 1) {
+      const warning = `scenario ${scenarioPlays[0]?.scenario.name} was played ${scenarioPlays.length} times: the timer lateness measured ` +
+        `during it was too large to judge a timing`;
+      warnings.push(warning);
+    }
+
   lag.disable();
-  const harnessLagMs = Math.round(lag.percentile(99) / 1e6);
-  const ctx: JudgeContext = { msPerSecond: 1000 * scale, tolerance: { ...tolerance, harnessLagMs }, token };
-  const requirements = requirementResults(judgeRuns(judged, ctx, token), options.strict ?? false);
+  ownSentinel?.stop();
+  const ctx = contextNow();
+  const harnessLagMs = ctx.tolerance.harnessLagMs;
+  const requirements = requirementResults(judgeRuns(plays, ctx, token), options.strict ?? false);
   const results = buildResults(requirements, { ...options, harnessLagMs }, scale, startedAt, started, warnings, errors.length === 0, errors);
-  return { results, runs: judged.map((r) => r.run), warnings, unusable: false };
+  return { results, runs: plays.flat().map((r) => r.run), warnings, unusable: false };
 }
 
 /** A scenario whose adapter reported: its run is judged. */
@@ -202,18 +250,14 @@ function notJudged(): RequirementResult[] {
   }));
 }
 
-/**
- * Plays the scenarios of `list` after the first (already played: `first`), `concurrency` at a time
- * (at least one); the runs in the order of `list`, undefined where a scenario could not be played.
- */
-async function playRest(
-  list: Scenario[],
-  first: ScenarioRun | undefined,
+/** Plays the scenarios of `list`, `concurrency` at a time (at least one); the runs in the order of `list`, undefined where one could not be played. */
+async function playPool(
+  list: readonly Scenario[],
   concurrency: number,
   playSafe: (scenario: Scenario) => Promise<ScenarioRun | undefined>,
 ): Promise<(ScenarioRun | undefined)[]> {
-  const played: (ScenarioRun | undefined)[] = [first];
-  let next = 1;
+  const played: (ScenarioRun | undefined)[] = [];
+  let next = 0;
   const worker = async (): Promise<void> => {
     while (next < list.length) {
       const index = next++;
@@ -224,23 +268,60 @@ async function playRest(
   return played;
 }
 
+/** A play with its verdict. */
+interface JudgedPlay extends JudgedRun {
+  verdict: Verdict;
+}
+
+const unjudged = (verdict: Verdict): boolean => verdict.checks.some((c) => c.inconclusive);
+
+/** Each scenario's plays with their verdicts. */
+function judgePlays(plays: JudgedRun[][], ctx: JudgeContext): JudgedPlay[][] {
+  return plays.map((scenarioPlays) => scenarioPlays.map((p) => ({ ...p, verdict: p.scenario.judge(p.run, ctx) })));
+}
+
+/** The play a scenario's verdict rests on: the first whose timings could all be judged, else the last (D-CLIENT-TIMING). */
+function chosenPlay(scenarioPlays: JudgedPlay[]): JudgedPlay {
+  return scenarioPlays.find((p) => !unjudged(p.verdict)) ?? (scenarioPlays.at(-1) as JudgedPlay);
+}
+
 /**
- * The checks of the judged runs: each scenario's own verdict and the bearer check of its run, then,
- * when any run was judged, the checks over all runs (backoff jitter, distinct Idempotency-Keys).
+ * The scenarios to play again (D-CLIENT-TIMING): those whose every play holds an inconclusive timing,
+ * and, while the jitter's randomness is inconclusive (too few waits ended at quiet moments), those
+ * whose plays measured backoff waits. None once a scenario has had MAX_PLAYS.
  */
-function judgeRuns(judged: JudgedRun[], ctx: JudgeContext, token: string): RunCheck[] {
+function toPlayAgain(plays: JudgedRun[][], ctx: JudgeContext): JudgedRun[][] {
+  const judged = judgePlays(plays, ctx);
+  const jitter = judged.flat().flatMap((p) => p.verdict.jitter ?? []);
+  const jitterUnjudged = jitter.length > 0 && jitterChecks(jitter, ctx).some((c) => c.inconclusive);
+  return plays.filter((scenarioPlays, i) => {
+    const mine = judged[i] ?? [];
+    if (scenarioPlays.length >= MAX_PLAYS) return false;
+    return unjudged(chosenPlay(mine).verdict) || (jitterUnjudged && mine.some((p) => (p.verdict.jitter ?? []).length > 0));
+  });
+}
+
+/**
+ * The checks of the judged runs: each scenario's own verdict (of its chosen play) and the bearer check
+ * of that run, then, when any run was judged, the checks over all runs: backoff jitter, over the waits
+ * of every play, and distinct Idempotency-Keys. A check left inconclusive says how often it was played.
+ */
+function judgeRuns(plays: JudgedRun[][], ctx: JudgeContext, token: string): RunCheck[] {
   const checks: RunCheck[] = [];
   const jitter: JitterSample[] = [];
   const keys: (string | null)[] = [];
-  for (const { scenario, run } of judged) {
-    const verdict = scenario.judge(run, ctx);
-    for (const check of verdict.checks) checks.push({ check, run });
+  const played = (n: number, check: Check): Check =>
+    check.inconclusive && n > 1 ? { ...check, detail: `${check.detail ?? ''} (played ${n} times, each too late to judge)` } : check;
+  for (const scenarioPlays of judgePlays(plays, ctx)) {
+    const { run, verdict } = chosenPlay(scenarioPlays);
+    for (const check of verdict.checks) checks.push({ check: played(scenarioPlays.length, check), run });
     checks.push({ check: bearerCheck(run, token), run });
-    jitter.push(...(verdict.jitter ?? []));
+    for (const p of scenarioPlays) jitter.push(...(p.verdict.jitter ?? []));
     if (verdict.operationKey !== undefined) keys.push(verdict.operationKey);
   }
-  if (judged.length > 0) {
-    for (const check of jitterChecks(jitter, ctx)) checks.push({ check, run: undefined });
+  if (plays.length > 0) {
+    const rounds = Math.max(...plays.map((p) => p.length));
+    for (const check of jitterChecks(jitter, ctx)) checks.push({ check: played(rounds, check), run: undefined });
     checks.push({ check: distinctKeysCheck(keys), run: undefined });
   }
   return checks;
@@ -254,10 +335,13 @@ function requirementResults(checks: RunCheck[], strict: boolean): RequirementRes
   return loadClientRequirements().map((req): RequirementResult => {
     const mine = checks.filter((c) => c.check.id === req.id);
     const tests = mine.map((c) => toTest(c.check, c.run));
-    const outcome = outcomeFor(req.level, tests.map((t) => t.status), strict);
     const firstFailure = mine.find((c) => c.check.status === 'failed');
+    const firstUnjudged = mine.find((c) => c.check.inconclusive);
+    // D-CLIENT-TIMING: an inconclusive timing is neither a pass nor a fail; without a failure the requirement is not judged.
+    const judged = outcomeFor(req.level, tests.map((t) => t.status), strict);
+    const outcome = judged === 'passed' && firstUnjudged ? 'skipped' : judged;
     const result: RequirementResult = { id: req.id, level: req.level, outcome, tests };
-    if (outcome === 'skipped') result.reason = mine[0]?.check.detail ?? 'no selected scenario checks this requirement';
+    if (outcome === 'skipped') result.reason = (firstUnjudged ?? mine[0])?.check.detail ?? 'no selected scenario checks this requirement';
     else if (firstFailure) result.reason = `${firstFailure.check.title}: ${firstFailure.check.detail ?? ''}`;
     return result;
   });

@@ -5,6 +5,7 @@
 import { ID } from './requirements.ts';
 import type { AttemptRecord, Script } from './scripted-server.ts';
 import type { AdapterRun } from './run-adapter.ts';
+import type { LatenessProbe } from './lateness.ts';
 
 /** The one logical operation the adapter performs in a scenario. */
 export interface Operation {
@@ -30,6 +31,12 @@ export interface Check {
   status: 'passed' | 'failed' | 'skipped';
   /** Measured values, why it failed, or why it was skipped. */
   detail?: string;
+  /**
+   * Skipped because the lateness measured at that moment was too large to judge the timing
+   * (D-CLIENT-TIMING): certifyClient plays the scenario again, and reports it inconclusive, with
+   * its figures, when every play was.
+   */
+  inconclusive?: true;
 }
 
 /**
@@ -82,6 +89,8 @@ export interface JudgeContext {
   msPerSecond: number;
   tolerance: Tolerance;
   token: string;
+  /** The timer lateness the harness measured while the scenarios played (absent: none measured). */
+  lateness?: LatenessProbe;
 }
 
 /** A jitter sample: the measured wait after attempt `attempt` of an exponential backoff, in seconds of the document minus 2^attempt. */
@@ -91,6 +100,8 @@ export interface JitterSample {
   jitterSeconds: number;
   /** The wait followed an attempt the client abandoned (its timeout): see lowerBound. */
   afterAbandoned?: boolean;
+  /** The timer lateness the harness measured at the end of the wait (lateness.ts), in real ms. */
+  lateMs: number;
 }
 
 export interface Verdict {
@@ -142,6 +153,47 @@ export function lowerBound(expectedMs: number, tol: Tolerance, afterAbandoned = 
  */
 export function upperBound(expectedMs: number, tol: Tolerance, firstWait = false): number {
   return firstWait ? Number.POSITIVE_INFINITY : expectedMs + tol.lateMs;
+}
+
+/** How a measured wait compares with its bounds (boundedWait). */
+export interface WaitJudgement {
+  outcome: 'within' | 'short' | 'long' | 'inconclusive';
+  /** The bounds and the lateness allowed, for the evidence. */
+  bounds: string;
+}
+
+/**
+ * D-CLIENT-TIMING: a measured wait against [low, high), where `lateMs` is the timer lateness the
+ * harness measured at the wait's end (lateness.ts). A timer never fires early, so the lower bound is
+ * strict whatever the load: a shorter wait is the client's. Above `high`, the measured lateness is
+ * allowed on top: a wait it explains is within; one it does not explain is long, the client's fault.
+ * When the measured lateness is larger than the calibrated tolerance itself (`tol.lateMs`), the
+ * machine was too slow at that moment to tell a long wait from a late timer: any wait above `high`
+ * is inconclusive, neither a pass nor a fail.
+ */
+export function boundedWait(wait: number, low: number, high: number, lateMs: number, tol: Tolerance): WaitJudgement {
+  const bounds = `measured bounds [${ms(low)}, ${ms(high)})${lateMs > 0 && Number.isFinite(high) ? ` + ${ms(lateMs)} of timer lateness measured then` : ''}`;
+  if (wait < low) return { outcome: 'short', bounds };
+  if (wait < high) return { outcome: 'within', bounds };
+  if (lateMs > tol.lateMs) return { outcome: 'inconclusive', bounds };
+  return { outcome: wait < high + lateMs ? 'within' : 'long', bounds };
+}
+
+/** The timer lateness measured at the end of the wait after attempt `k` (before attempt k + 1 arrived), in ms. */
+export function latenessAfter(attempts: readonly AttemptRecord[], k: number, ctx: JudgeContext): number {
+  const next = attempts[k + 1]?.arrivedAt;
+  return next === undefined || ctx.lateness === undefined ? 0 : ctx.lateness.before(next);
+}
+
+/** The Check for a boundedWait judgement: passed, failed, or skipped as inconclusive. */
+export function waitVerdict(id: string, title: string, judged: WaitJudgement, detail: string): Check {
+  if (judged.outcome === 'inconclusive') return inconclusive(id, title, `${detail}: too late a machine to judge the upper bound`);
+  return verdict(id, title, judged.outcome === 'within', detail);
+}
+
+/** D-CLIENT-TIMING: not judged, because the measured lateness was too large; the detail holds the figures. */
+export function inconclusive(id: string, title: string, detail: string): Check {
+  return { id, title, status: 'skipped', detail: `inconclusive: ${detail}`, inconclusive: true };
 }
 
 export function pass(id: string, title: string, detail?: string): Check {

@@ -6,7 +6,21 @@
 import type { AttemptRecord } from './scripted-server.ts';
 import { ID } from './requirements.ts';
 import { backoffOf } from './backoff.ts';
-import { attemptSummary, COARSE_TIMER_MS, lowerBound, ms, problemBody, skip, surfacedStatus, upperBound, verdict, waitAfter } from './scenario-kit.ts';
+import {
+  attemptSummary,
+  boundedWait,
+  COARSE_TIMER_MS,
+  latenessAfter,
+  lowerBound,
+  ms,
+  problemBody,
+  skip,
+  surfacedStatus,
+  upperBound,
+  verdict,
+  waitAfter,
+  waitVerdict,
+} from './scenario-kit.ts';
 import type { Check, JudgeContext, Scenario, ScenarioRun, Verdict } from './scenario-kit.ts';
 
 const GET_RESOURCE = { kind: 'request', method: 'GET', path: '/resource' } as const;
@@ -45,9 +59,10 @@ function askedWait(run: ScenarioRun, ctx: JudgeContext, id: string, title: strin
   const expected = seconds * ctx.msPerSecond;
   const low = lowerBound(expected, ctx.tolerance);
   const high = upperBound(expected + ctx.msPerSecond, ctx.tolerance, k === 0);
+  const judged = boundedWait(wait, low, high, latenessAfter(run.attempts, k, ctx), ctx.tolerance);
   const detail = `waited ${ms(wait)} after attempt ${k + 1}, expected [${ms(expected)}, ${ms(expected + ctx.msPerSecond)}) (${seconds.toFixed(2)} s ` +
-    `of the document; measured bounds [${ms(low)}, ${ms(high)}))`;
-  return verdict(id, title, wait >= low && wait < high, detail);
+    `of the document; ${judged.bounds})`;
+  return waitVerdict(id, title, judged, detail);
 }
 
 /** A random whole number of seconds in [min, max], so a client's own backoff cannot match the asked wait by design. */
@@ -271,14 +286,9 @@ function slowResponse(scale: number): Scenario {
         // measuring tolerance and the granularity of a coarse timer (COARSE_TIMER_MS).
         const low = lowerBound(expected * 0.9, ctx.tolerance);
         const high = upperBound(expected, ctx.tolerance) + COARSE_TIMER_MS;
-        checks.push(
-          verdict(
-            ID.timeoutReference,
-            referenceTitle,
-            held >= low && held < high,
-            `abandoned after ${ms(held)}, expected ${ms(expected)} (measured bounds [${ms(low)}, ${ms(high)}))`,
-          ),
-        );
+        const late = slow.endedAt === undefined || ctx.lateness === undefined ? 0 : ctx.lateness.before(slow.endedAt);
+        const judged = boundedWait(held, low, high, late, ctx.tolerance);
+        checks.push(waitVerdict(ID.timeoutReference, referenceTitle, judged, `abandoned after ${ms(held)}, expected ${ms(expected)} (${judged.bounds})`));
       }
       checks.push(check);
       return { checks, jitter };

@@ -3,13 +3,15 @@ import { jitterChecks, MIN_JITTER_SD } from '../harness/backoff.ts';
 import { loadClientRequirements } from '../harness/requirements.ts';
 import type { Requirement } from '../../spec/catalogue.ts';
 import { parseAdapterOutput } from '../harness/run-adapter.ts';
-import { DEFAULT_TOLERANCE } from '../harness/scenario-kit.ts';
+import { boundedWait, DEFAULT_TOLERANCE } from '../harness/scenario-kit.ts';
+import { MAX_PLAYS } from '../harness/certify.ts';
+import { certifyFixture } from './support/certify.ts';
 import type { JitterSample } from '../harness/scenario-kit.ts';
 import { bearerCheck, distinctKeysCheck } from '../harness/scenarios.ts';
 import { startScriptedServer } from '../harness/scripted-server.ts';
 
 const ctx = { msPerSecond: 250, tolerance: DEFAULT_TOLERANCE, token: 't' };
-const samples = (values: number[]): JitterSample[] => values.map((j, i) => ({ scenario: 's', attempt: 1 + (i % 3), jitterSeconds: j }));
+const samples = (values: number[], lateMs = 0): JitterSample[] => values.map((j, i) => ({ scenario: 's', attempt: 1 + (i % 3), jitterSeconds: j, lateMs }));
 
 test.describe('jitter judgement', () => {
   test('uniform jitters pass both checks', () => {
@@ -41,14 +43,33 @@ test.describe('jitter judgement', () => {
 
   test('at time scale 1 a jitter of 1.41 s fails and 1.10 s passes: the bound is 1 s plus the measuring tolerance only', () => {
     const real = { ...ctx, msPerSecond: 1000 };
-    const at = (j: number): JitterSample[] => [{ scenario: 's', attempt: 3, jitterSeconds: j }];
+    const at = (j: number, lateMs = 0): JitterSample[] => [{ scenario: 's', attempt: 3, jitterSeconds: j, lateMs }];
     expect(jitterChecks(at(1.41), real)[0]?.status).toBe('failed');
     expect(jitterChecks(at(1.1), real)[0]?.status).toBe('passed');
     expect(jitterChecks(at(1 + (DEFAULT_TOLERANCE.lateMs + 1) / 1000), real)[0]?.status).toBe('failed');
+    // D-CLIENT-TIMING: the lateness measured at the wait's end explains what it can, and more than the tolerance is no verdict.
+    expect(jitterChecks(at(1.41, 200), real)[0]?.status).toBe('passed');
+    expect(jitterChecks(at(1.8, 200), real)[0]?.status).toBe('failed');
+    const late = jitterChecks(at(1.41, 600), real)[0];
+    expect([late?.status, late?.inconclusive]).toEqual(['skipped', true]);
+    expect(late?.detail).toMatch(/^inconclusive: .*1\.41 \(600 ms late\)/);
+    // A timer never fires early: a short wait fails whatever the lateness.
+    expect(jitterChecks(at(-0.3, 600), real)[0]?.status).toBe('failed');
+  });
+
+  test('only waits that ended at quiet moments count towards randomness; too few of them is inconclusive, never a pass', () => {
+    // A constant jitter whose waits all ended while the machine was 40-400 ms late: spread that is lateness, not jitter.
+    const noisy = samples([0.02, 0.6, 0.3, 1.1, 0.05, 0.9, 0.4, 0.7, 0.2, 0.8], 120);
+    const [, randomness] = jitterChecks(noisy, ctx);
+    expect([randomness?.status, randomness?.inconclusive]).toEqual(['skipped', true]);
+    expect(randomness?.detail).toMatch(/^inconclusive: only 0 of 10 waits .* 120 ms/);
+    // The same constant jitter measured at quiet moments fails.
+    const quiet = samples([0.02, 0.05, 0.03, 0.06, 0.01, 0.04, 0.02, 0.05], 3);
+    expect(jitterChecks([...noisy, ...quiet], ctx)[1]?.status).toBe('failed');
   });
 
   test('first waits do not count towards randomness, and too few samples skip it', () => {
-    const cold: JitterSample[] = [0.1, 0.9, 0.4, 0.7, 0.2, 0.6, 0.3].map((j) => ({ scenario: 's', attempt: 0, jitterSeconds: j }));
+    const cold: JitterSample[] = [0.1, 0.9, 0.4, 0.7, 0.2, 0.6, 0.3].map((j) => ({ scenario: 's', attempt: 0, jitterSeconds: j, lateMs: 0 }));
     expect(jitterChecks(cold, ctx).map((c) => c.status)).toEqual(['passed', 'skipped']);
     expect(jitterChecks([], ctx).map((c) => c.status)).toEqual(['skipped', 'skipped']);
   });
@@ -173,5 +194,43 @@ test.describe('requirement levels', () => {
       'CLIENT-TIMEOUT-REFERENCE': 'SHOULD',
     });
     expect(ids).toContain('CLIENT-IGNORE-UNKNOWN-MEMBERS');
+  });
+});
+
+test.describe('timings too late to judge (D-CLIENT-TIMING)', () => {
+  test('a wait is short whatever the lateness, long only when the lateness measured then does not explain it, and inconclusive past the tolerance', () => {
+    const tol = DEFAULT_TOLERANCE;
+    expect(boundedWait(900, 1000, 2000, 5000, tol).outcome).toBe('short');
+    expect(boundedWait(1500, 1000, 2000, 0, tol).outcome).toBe('within');
+    expect(boundedWait(2100, 1000, 2000, 150, tol).outcome).toBe('within');
+    expect(boundedWait(2200, 1000, 2000, 150, tol)).toEqual({
+      outcome: 'long',
+      bounds: 'measured bounds [1000 ms, 2000 ms) + 150 ms of timer lateness measured then',
+    });
+    expect(boundedWait(2100, 1000, 2000, tol.lateMs + 1, tol).outcome).toBe('inconclusive');
+  });
+
+  test('a timing too late to judge is played again, then reported inconclusive with its figures: never a pass, never a fail', async () => {
+    test.setTimeout(120_000);
+    // Every moment measured 400 ms late: no backoff wait ends at a quiet moment, so the jitter's randomness cannot be judged.
+    const lines: string[] = [];
+    const scenarios = ['500-always', '503-then-success', 'mixed-failures-then-success'];
+    const { results, runs } = await certifyFixture('reference-client.ts', { scenarios, lateness: { before: () => 400 }, log: (line) => lines.push(line) });
+    for (const scenario of scenarios) expect(runs.filter((r) => r.scenario === scenario), scenario).toHaveLength(MAX_PLAYS);
+    expect(lines.filter((l) => l.startsWith('timer lateness too large to judge'))).toHaveLength(MAX_PLAYS - 1);
+    const jitter = results.requirements.find((r) => r.id === 'CLIENT-BACKOFF-JITTER');
+    expect(jitter?.outcome).toBe('skipped');
+    // 7 waits after a second attempt per play (3 + 2 + 2), 3 plays.
+    expect(jitter?.reason).toMatch(/^inconclusive: only 0 of 21 waits after a second attempt ended at a moment with at most 25 ms of timer lateness/);
+    expect(jitter?.reason).toContain('400 ms, 400 ms');
+    expect(jitter?.reason).toContain(`(played ${MAX_PLAYS} times, each too late to judge)`);
+    expect(jitter?.tests.map((t) => t.status)).toEqual(['passed', 'skipped']);
+    const warning = (scenario: string): string =>
+      `scenario ${scenario} was played 3 times: the timer lateness measured during it was too large to judge a timing`;
+    for (const scenario of scenarios) expect(results.target.warnings).toContain(warning(scenario));
+    // Nothing else was inconclusive: the reference client's waits are within their bounds, which lateness cannot make shorter.
+    expect(results.requirements.filter((r) => r.outcome === 'failed')).toEqual([]);
+    expect(results.requirements.find((r) => r.id === 'CLIENT-BACKOFF-EXPONENTIAL')?.outcome).toBe('passed');
+    expect(results.exitCode).toBe(0);
   });
 });
