@@ -74,13 +74,14 @@ export const FLOOR_BAND_MS = 15;
 export const MIN_FLOOR_SAMPLES = 10;
 
 /**
- * D-CLIENT-TIMING: the most timer lateness (real ms, lateness.ts) measured at the end of a wait whose
- * jitter may enter the randomness statistics. Noise that looks like spread is lateness: a constant
- * jitter measured at moments no later than this spreads by at most this much (a standard deviation of
- * about 7 ms, 0.03 s of the document at time scale 0.25, far below MIN_JITTER_SD), while a uniform
- * jitter in [0, 1) s spreads by a whole second of the document.
+ * D-CLIENT-TIMING: the most timer lateness measured at the two ends of a wait (lateness.ts) whose
+ * jitter may enter the randomness statistics, as a fraction of a second of the document: 25 ms at
+ * time scale 0.25, 100 ms in real time. Noise that looks like spread is lateness: a constant jitter
+ * measured at moments no later than this spreads over at most a tenth of the [0, 1) s interval (a
+ * standard deviation of at most 0.03-0.04 s of the document, far below MIN_JITTER_SD), while a
+ * uniform jitter spreads over all of it.
  */
-export const QUIET_LATE_MS = 25;
+export const QUIET_LATE_FRACTION = 0.1;
 
 /**
  * CLIENT-BACKOFF-JITTER over every backoff wait of the certification: each jitter lies in [0, 1)
@@ -90,7 +91,7 @@ export const QUIET_LATE_MS = 25;
  * after attempt 1 on is at least 0.11 s (D-CLIENT-TIMING). A uniform jitter in [0, 1) has 0.29 s; 6
  * uniform samples fall below 0.11 s with probability about 1e-3. The first wait of each run is left
  * out of that statistic: it includes the client's cold start. So are the waits that ended while the
- * harness measured more than QUIET_LATE_MS of timer lateness: with fewer than MIN_JITTER_SAMPLES
+ * harness measured more than QUIET_LATE_FRACTION of a second of timer lateness: with fewer than MIN_JITTER_SAMPLES
  * quiet waits the randomness is inconclusive (certifyClient plays the backoff scenarios again).
  */
 export function jitterChecks(samples: readonly JitterSample[], ctx: JudgeContext): Check[] {
@@ -110,7 +111,8 @@ export function jitterChecks(samples: readonly JitterSample[], ctx: JudgeContext
   const unjudged = samples.filter((_, i) => judged[i]?.outcome === 'inconclusive');
   const list = samples.map((s) => s.jitterSeconds.toFixed(2)).join(', ');
   const warm = samples.filter((s) => s.attempt >= 1);
-  const quiet = warm.filter((s) => s.lateMs <= QUIET_LATE_MS).map((s) => s.jitterSeconds);
+  const quietMs = Math.round(QUIET_LATE_FRACTION * S);
+  const quiet = warm.filter((s) => s.lateMs <= quietMs).map((s) => s.jitterSeconds);
   const sd = quiet.length >= 2 ? standardDeviation(quiet) : 0;
   const band = FLOOR_BAND_MS / S;
   const floor = quiet.length > 0 ? Math.min(...quiet) : 0;
@@ -125,7 +127,7 @@ export function jitterChecks(samples: readonly JitterSample[], ctx: JudgeContext
         ? inconclusive(
             ID.jitter,
             randomTitle,
-            `only ${quiet.length} of ${warm.length} waits after a second attempt ended at a moment with at most ${QUIET_LATE_MS} ms of timer ` +
+            `only ${quiet.length} of ${warm.length} waits after a second attempt ended at moments with at most ${quietMs} ms of timer ` +
               `lateness (${MIN_JITTER_SAMPLES} needed): ${lateness}`,
           )
         : sd < MIN_JITTER_SD

@@ -58,6 +58,9 @@ export const DEFAULT_STARTING_AT_ONCE = 4;
  */
 export const MAX_PLAYS = 3;
 
+/** The scenario whose attempts measure the client's cap: every answer is a 500, so the client stops only at its cap. */
+const CAP_SCENARIO = '500-always';
+
 /** Characters of an adapter's stderr kept in `results.json` per failed scenario. */
 const STDERR_KEPT = 2000;
 
@@ -186,11 +189,15 @@ export async function certifyClient(options: CertifyOptions): Promise<Certificat
     else plays.push([{ scenario, run }]);
   });
 
+  // CLIENT-RETRY-RETRYABLE: a stop is judged against the cap this certification measured.
+  const capRun = plays.find((p) => p[0]?.scenario.name === CAP_SCENARIO)?.[0]?.run;
+  const attemptCap = capRun && !capRun.adapter.killed ? capRun.attempts.length : undefined;
   const contextNow = (): JudgeContext => ({
     msPerSecond: 1000 * scale,
     tolerance: { ...tolerance, harnessLagMs: Math.round(lag.percentile(99) / 1e6) },
     token,
     lateness: sentinel,
+    ...(attemptCap !== undefined ? { attemptCap } : {}),
   });
   // D-CLIENT-TIMING: a scenario with a timing too late to judge is played again, up to MAX_PLAYS in all.
   for (let round = 2; round <= MAX_PLAYS; round += 1) {

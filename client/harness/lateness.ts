@@ -1,9 +1,10 @@
 /**
  * The lateness a loaded machine adds to a timer, measured while the harness plays (D-CLIENT-TIMING):
  * a sentinel in the harness process arms a short timer again and again and records how late each one
- * fired. A starved process fires its timers late, never early, so a client's wait that ends at a
- * moment when the sentinel was late by L may be up to about L longer than the client asked for; a
- * wait is judged against its upper bound plus the lateness measured at its end, and not judged at all
+ * fired. A starved process fires its timers late, never early, so a client's wait whose ends fell at
+ * moments when the sentinel was late may be up to about that much longer than the client asked for
+ * (the client starts its timer once it has read the answer, and the timer fires late): a wait is
+ * judged against its upper bound plus the lateness measured at its two ends, and not judged at all
  * when that lateness is too large (scenario-kit.ts, `boundedWait`).
  */
 
@@ -11,19 +12,20 @@
 export const SENTINEL_PERIOD_MS = 10;
 
 /**
- * How far before a moment the sentinel is read: a client timer that fired late by L ms was due
- * L ms before the request it sent reached the harness, so the samples due in the second before
- * that arrival cover any lateness the judges can still allow (tolerance lateMs: 250 ms).
+ * How close to a moment a sentinel timer's lateness counts for it: a timer that was due at `due` and
+ * fired at `due + late` shows that the machine was that late at every moment in between, so a moment
+ * is as late as the latest timer whose span comes within NEAR_MS of it (two periods: the sentinel
+ * always has a timer pending, so any stall at that moment is in one of them).
  */
-export const LOOKBACK_MS = 1000;
+export const NEAR_MS = 2 * SENTINEL_PERIOD_MS;
 
 /** Reads the lateness measured around a moment (performance.now() of the harness). */
 export interface LatenessProbe {
-  /** The largest lateness, in ms, of the sentinel timers due within LOOKBACK_MS before `at` (and just after it). */
-  before(at: number): number;
+  /** The largest lateness, in ms, of the sentinel timers pending within NEAR_MS of `moment`. */
+  at(moment: number): number;
 }
 
-/** A sentinel timer chain; `stop()` ends it. Holds one sample per period (a minute: 6,000 numbers). */
+/** A sentinel timer chain; `stop()` ends it. Holds one sample per period (a minute: 6,000 pairs of numbers). */
 export class LatenessSentinel implements LatenessProbe {
   private readonly due: number[] = [];
   private readonly late: number[] = [];
@@ -49,18 +51,17 @@ export class LatenessSentinel implements LatenessProbe {
     this.timer = undefined;
   }
 
-  before(at: number): number {
+  at(moment: number): number {
     let worst = 0;
-    // Samples are in due order: walk back from the end to the window.
+    // Samples are in due order, and a timer is armed when the previous one fires: a span that ends
+    // within NEAR_MS of the moment is among the last ones due before it.
     for (let i = this.due.length - 1; i >= 0; i -= 1) {
       const due = this.due[i] as number;
-      if (due > at + SENTINEL_PERIOD_MS) continue;
-      if (due < at - LOOKBACK_MS) break;
-      worst = Math.max(worst, this.late[i] as number);
+      const late = this.late[i] as number;
+      if (due > moment + NEAR_MS) continue;
+      if (due + late < moment - NEAR_MS) break;
+      worst = Math.max(worst, late);
     }
     return Math.round(worst);
   }
 }
-
-/** A probe that measured no lateness: the judges then apply the calibrated tolerance alone. */
-export const NO_LATENESS: LatenessProbe = { before: () => 0 };

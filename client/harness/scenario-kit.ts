@@ -91,6 +91,8 @@ export interface JudgeContext {
   token: string;
   /** The timer lateness the harness measured while the scenarios played (absent: none measured). */
   lateness?: LatenessProbe;
+  /** Attempts the client made on 500-always before it stopped on its own: its cap, as this certification measured it. */
+  attemptCap?: number;
 }
 
 /** A jitter sample: the measured wait after attempt `attempt` of an exponential backoff, in seconds of the document minus 2^attempt. */
@@ -179,10 +181,16 @@ export function boundedWait(wait: number, low: number, high: number, lateMs: num
   return { outcome: wait < high + lateMs ? 'within' : 'long', bounds };
 }
 
-/** The timer lateness measured at the end of the wait after attempt `k` (before attempt k + 1 arrived), in ms. */
+/**
+ * The timer lateness measured at the two ends of the wait after attempt `k`, in ms: when attempt k
+ * ended (the client reads the answer and starts its timer) and when attempt k + 1 arrived (its timer
+ * fired). Either adds to the measured wait.
+ */
 export function latenessAfter(attempts: readonly AttemptRecord[], k: number, ctx: JudgeContext): number {
+  const end = attempts[k]?.endedAt;
   const next = attempts[k + 1]?.arrivedAt;
-  return next === undefined || ctx.lateness === undefined ? 0 : ctx.lateness.before(next);
+  if (end === undefined || next === undefined || ctx.lateness === undefined) return 0;
+  return ctx.lateness.at(end) + ctx.lateness.at(next);
 }
 
 /** The Check for a boundedWait judgement: passed, failed, or skipped as inconclusive. */

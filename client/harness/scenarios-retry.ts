@@ -32,17 +32,21 @@ export const REFERENCE_TIMEOUT_SECONDS = 5;
 
 /**
  * RETRY-RETRYABLE: the client retried `what` until the success after `attempts` attempts, or it
- * retried and stopped earlier at its own cap, surfacing the last response (the cap's value is
- * CLIENT-ATTEMPTS-REFERENCE, judged on its own).
+ * stopped earlier at its own cap, surfacing the last response (the cap's value is
+ * CLIENT-ATTEMPTS-REFERENCE, judged on its own). The cap is the one the same certification measured
+ * (`ctx.attemptCap`, from 500-always): a client that stops short of it stopped because it does not
+ * retry that answer. Without a measured cap, any stop after a retry counts as the cap.
  */
-function retriedToSuccess(run: ScenarioRun, what: string, attempts: number): Check {
+function retriedToSuccess(run: ScenarioRun, ctx: JudgeContext, what: string, attempts: number): Check {
   const title = `${run.scenario}: ${what} is retried until the success`;
   const n = run.attempts.length;
   const last = run.attempts.at(-1);
   const success = n === attempts && run.adapter.output?.status === 200;
-  const cappedEarly = n >= 2 && n < attempts && last?.outcome === 'responded' && run.adapter.output?.status === last.status;
+  const stoppedOnLast = n < attempts && last?.outcome === 'responded' && run.adapter.output?.status === last.status;
+  const cappedEarly = stoppedOnLast && (ctx.attemptCap === undefined ? n >= 2 : n === ctx.attemptCap);
+  const cap = ctx.attemptCap === undefined ? '' : `; the client's cap, measured on 500-always, is ${ctx.attemptCap} attempts`;
   const detail = `attempts: ${attemptSummary(run.attempts)} (expected ` +
-    `${attempts}${cappedEarly ? `, or fewer at the client's cap: it stopped after ${n}` : ''}); surfaced ${surfacedStatus(run)}`;
+    `${attempts}${cappedEarly ? `, or fewer at the client's cap: it stopped after ${n}` : ''}${cap}); surfaced ${surfacedStatus(run)}`;
   return verdict(ID.retryable, title, success || cappedEarly, detail);
 }
 
@@ -90,7 +94,7 @@ function retryAfterDelta(): Scenario {
     },
     judge: (run, ctx): Verdict => ({
       checks: [
-        retriedToSuccess(run, 'a 429', 4),
+        retriedToSuccess(run, ctx, 'a 429', 4),
         ...[0, 1, 2].map((k) => {
           const seconds = Number(run.attempts[k]?.notes.retryAfterSeconds ?? (k === 0 ? 3 : 1));
           return askedWait(run, ctx, ID.retryAfter, `${run.scenario}: the client waits Retry-After (${seconds} s) after attempt ${k + 1}`, k, seconds);
@@ -116,7 +120,7 @@ function retryAfterDate(): Scenario {
       const seconds = Number(run.attempts[0]?.notes.retryAfterSeconds ?? 4);
       return {
         checks: [
-          retriedToSuccess(run, 'a 503', 2),
+          retriedToSuccess(run, ctx, 'a 503', 2),
           askedWait(run, ctx, ID.retryAfter, `${run.scenario}: the client waits until the Retry-After HTTP-date before retrying`, 0, seconds),
         ],
       };
@@ -150,7 +154,7 @@ function rateLimitRemainingZero(): Scenario {
     },
     judge: (run, ctx): Verdict => ({
       checks: [
-        retriedToSuccess(run, 'a 429 without Retry-After', 3),
+        retriedToSuccess(run, ctx, 'a 429 without Retry-After', 3),
         ...[0, 1].map((k) => {
           const reset = Number(run.attempts[k]?.notes.resetSeconds ?? (k === 0 ? 5 : 3));
           return askedWait(run, ctx, ID.rateLimitWait, `${run.scenario}: the client waits RateLimit-Reset (${reset} s) after attempt ${k + 1}`, k, reset);
@@ -172,7 +176,7 @@ function failuresThenSuccess(name: string, description: string, statuses: number
     },
     judge: (run, ctx): Verdict => {
       const { check, jitter } = backoffOf(run, ctx);
-      return { checks: [retriedToSuccess(run, statuses.join(', '), statuses.length + 1), check], jitter };
+      return { checks: [retriedToSuccess(run, ctx, statuses.join(', '), statuses.length + 1), check], jitter };
     },
   };
 }
@@ -244,7 +248,7 @@ function connectionReset(): Scenario {
     script: (a) => (a.index < 2 ? { kind: 'reset' } : OK),
     judge: (run, ctx): Verdict => {
       const { check, jitter } = backoffOf(run, ctx);
-      return { checks: [retriedToSuccess(run, 'a reset connection', 3), check], jitter };
+      return { checks: [retriedToSuccess(run, ctx, 'a reset connection', 3), check], jitter };
     },
   };
 }
@@ -286,7 +290,8 @@ function slowResponse(scale: number): Scenario {
         // measuring tolerance and the granularity of a coarse timer (COARSE_TIMER_MS).
         const low = lowerBound(expected * 0.9, ctx.tolerance);
         const high = upperBound(expected, ctx.tolerance) + COARSE_TIMER_MS;
-        const late = slow.endedAt === undefined || ctx.lateness === undefined ? 0 : ctx.lateness.before(slow.endedAt);
+        // The client's timer starts before the slow attempt arrives and fires when it is abandoned.
+        const late = slow.endedAt === undefined || ctx.lateness === undefined ? 0 : ctx.lateness.at(slow.arrivedAt) + ctx.lateness.at(slow.endedAt);
         const judged = boundedWait(held, low, high, late, ctx.tolerance);
         checks.push(waitVerdict(ID.timeoutReference, referenceTitle, judged, `abandoned after ${ms(held)}, expected ${ms(expected)} (${judged.bounds})`));
       }
@@ -331,6 +336,10 @@ export function retryScenarios(scale: number): Scenario[] {
     connectionReset(),
     slowResponse(scale),
     failuresThenSuccess('mixed-failures-then-success', '502, 429 without headers, 504, then 200', [502, 429, 504]),
+    // Each retryable answer is the first answer of some scenario, where not retrying it shows: 429
+    // (retry-after-delta), 500 (500-always), 502 (mixed-failures-then-success), 503 (503-then-success),
+    // a reset connection (connection-reset), and 504 here.
+    failuresThenSuccess('504-then-success', '504, then 200', [504]),
     failuresThenSuccess('put-503-twice', 'PUT (idempotent, no key needed): 503 twice, then 200', [503, 503], {
       kind: 'request',
       method: 'PUT',

@@ -1,5 +1,5 @@
 import { test, expect } from '@playwright/test';
-import { certifyFixture, failureReport, idsWith } from './support/certify.ts';
+import { certifyFixture, expectedFailures, failureReport, idsWith } from './support/certify.ts';
 import { loadClientRequirements } from '../harness/requirements.ts';
 import type { ClientRequirementId } from '../../spec/requirement-ids.ts';
 
@@ -12,12 +12,30 @@ const fullRuns: [string, ClientRequirementId[]][] = [
   ['broken-no-jitter.ts', ['CLIENT-BACKOFF-JITTER']],
 ];
 
+test('a client that never retries 504 fails CLIENT-RETRY-RETRYABLE where a 504 comes first, and where it stops short of its measured cap', async () => {
+  const scenarios = ['504-then-success', 'mixed-failures-then-success', '500-always'];
+  const { results } = await certifyFixture('broken-no-retry-504.ts', { scenarios });
+  expect(idsWith(results, 'failed'), failureReport(results)).toEqual(['CLIENT-RETRY-RETRYABLE']);
+  const retryable = results.requirements.find((r) => r.id === 'CLIENT-RETRY-RETRYABLE');
+  const failed = retryable?.tests.filter((t) => t.status === 'failed').map((t) => t.location).sort();
+  expect(failed).toEqual(['client-check scenario 504-then-success', 'client-check scenario mixed-failures-then-success']);
+  expect(retryable?.tests.find((t) => t.location?.endsWith('mixed-failures-then-success'))?.error).toContain(
+    "attempts: 502, 429, 504 (expected 4; the client's cap, measured on 500-always, is 5 attempts)",
+  );
+  // The reference client, on the same scenarios, retries every one of them.
+  const reference = await certifyFixture('reference-client.ts', { scenarios });
+  expect(idsWith(reference.results, 'failed'), failureReport(reference.results)).toEqual([]);
+});
+
 for (const [file, expected] of fullRuns) {
   test(`${file} fails exactly ${expected.join(', ')} over every scenario`, async () => {
     const { results } = await certifyFixture(file);
-    expect(idsWith(results, 'failed'), failureReport(results)).toEqual(expected);
+    // D-CLIENT-TIMING: a declared failure may come out inconclusive on a loaded machine, never passed.
+    const failures = expectedFailures(results, expected);
+    expect(idsWith(results, 'failed'), failureReport(results)).toEqual(failures);
+    expect(idsWith(results, 'passed'), failureReport(results)).not.toContain(expected[0]);
     expect(idsWith(results, 'warning')).toEqual([]);
-    expect(results.exitCode).toBe(1);
+    expect(results.exitCode).toBe(failures.length > 0 ? 1 : 0);
     expect(results.complete).toBe(true);
     expect(results.requirements.map((r) => r.id).sort()).toEqual(loadClientRequirements().map((r) => r.id).sort());
   });
