@@ -44,6 +44,7 @@ import { observeAnswer, startTraffic, stopTraffic, TRAFFIC_ATTACHMENT } from './
 import { clearHar, flushHar } from './support/har-log.ts';
 import { inFlightSettled } from './support/http.ts';
 import { skipCheck } from './support/skip.ts';
+import { observeWaits, WAIT_ANNOTATION } from './support/waits.ts';
 
 export { expect } from '@playwright/test';
 
@@ -68,6 +69,8 @@ interface TestFixtures {
   evidence: void;
   /** Automatic: every answer of the check is judged by the response rules, and what they saw is attached (D-TRAFFIC). */
   traffic: void;
+  /** Automatic: each wait for the target (a Retry-After, a refill) is noted on the test, for results.json's timing (D-RUN-TIMING). */
+  waits: void;
   /** The first collection that allows POST and has a create body (`collections[].create`); skipped when none has. */
   creatableCollection: ProfileCollection & { create: Record<string, unknown> };
   /** The example API's orders of the valid caller: the check is skipped unless the profile declares `features.exampleApi`. */
@@ -145,6 +148,18 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         observeAnswers(undefined);
         const log = stopTraffic();
         if (log && log.exchanges > 0) await testInfo.attach(TRAFFIC_ATTACHMENT, { body: JSON.stringify(log), contentType: 'application/json' });
+      }
+    },
+    { auto: true },
+  ],
+  waits: [
+    // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture arguments from the pattern
+    async ({}, use, testInfo) => {
+      observeWaits((ms, why) => testInfo.annotations.push({ type: WAIT_ANNOTATION, description: `${ms} ${why}` }));
+      try {
+        await use();
+      } finally {
+        observeWaits(undefined);
       }
     },
     { auto: true },

@@ -154,8 +154,18 @@ export interface RunResults {
   findings?: Finding[];
   /** The response rules run on every exchange (D-TRAFFIC). */
   traffic?: TrafficSummary;
+  /** Where the run's time went (D-RUN-TIMING). */
+  timing?: RunTiming;
   /** `run --expected-failures FILE`: the baseline of known failures and how the run met it. */
   expectedFailures?: ExpectedFailuresApplied;
+}
+
+/** Where a run's time went (D-RUN-TIMING). */
+export interface RunTiming {
+  /** Each group of checks (a spec file of the suite): checks run, their summed duration, and its wall time from the first start to the last end. */
+  groups: { group: string; tests: number; testMs: number; wallMs: number }[];
+  /** The longest wait the suite did for the target, why, and the check that waited it. */
+  longestWait?: { ms: number; why: string; test: string };
 }
 
 /** The runs of `run --repeat N` against one target (conformance/report/repeat.ts). */
@@ -190,6 +200,7 @@ export interface ResultsInput {
   /** The defects of the run (conformance/report/findings.ts). */
   findings?: readonly Finding[];
   traffic?: TrafficSummary;
+  timing?: RunTiming;
 }
 
 /** The outcome of one requirement from its level and whether each of its checks passed. */
@@ -247,6 +258,7 @@ export function createResults(input: ResultsInput): RunResults {
   if (input.warnings && input.warnings.length > 0) results.warnings = [...input.warnings];
   if (input.findings && input.findings.length > 0) results.findings = [...input.findings];
   if (input.traffic) results.traffic = input.traffic;
+  if (input.timing) results.timing = input.timing;
   return results;
 }
 

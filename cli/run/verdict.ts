@@ -75,6 +75,9 @@ export async function verdict(options: RunOptions, record: RunRecord, outcome: S
   console.log(`results: ${record.resultsFile}`);
   console.log(`report: ${join(options.out, 'report.html')} (badge: ${join(options.out, 'badge.svg')})`);
   for (const warning of outcome.warnings) console.warn(`WARNING: ${warning}`);
-  console.log(`duration: suite ${seconds(outcome.suiteMs)}, total ${seconds(Date.now() - outcome.started.getTime())}`);
+  // D-RUN-TIMING: a run is as long as its longest necessary wait; the user sees which one that was.
+  const wait = results.timing?.longestWait;
+  const longest = wait ? `; longest wait ${seconds(wait.ms)}: ${wait.why}, in "${wait.test}"` : '';
+  console.log(`duration: suite ${seconds(outcome.suiteMs)}, total ${seconds(Date.now() - outcome.started.getTime())}${longest}`);
   return results.exitCode;
 }

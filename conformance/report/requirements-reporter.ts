@@ -15,6 +15,7 @@ import { groupFindings } from './findings.ts';
 import { createResults, writeResults } from '../../spec/results.ts';
 import type { TestRecord } from '../../spec/results.ts';
 import { recordOf, requirementIdsOf, stripAnsi } from './test-record.ts';
+import { runTiming } from './timing.ts';
 import { trafficLogOf, trafficVerdicts } from './traffic.ts';
 import type { TrafficLog } from '../traffic/recorder.ts';
 import type * as ReportFiles from './report-files.ts';
@@ -144,6 +145,7 @@ export default class RequirementsReporter implements Reporter {
       unknownIds,
       findings: groupFindings(requirements),
       ...(logs.length > 0 ? { traffic: traffic.summary } : {}),
+      timing: runTiming(this.suite?.allTests() ?? []),
     });
     writeResults(this.options.outDir, results);
     (await this.loadReportFiles()).writeReportFiles(this.options.outDir, results, this.options.catalogue);

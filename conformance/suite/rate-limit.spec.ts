@@ -6,7 +6,7 @@
  * next to each check.
  */
 import { req } from '../support/requirement.ts';
-import { delay } from '../support/http.ts';
+import { waitFor } from '../support/waits.ts';
 import type { HttpResponse } from '../support/http.ts';
 import { exchangeText, problemIssues } from '../support/problem.ts';
 import { provokeAll } from '../support/provocations.ts';
@@ -81,7 +81,7 @@ test(
     }
     if ((reset ?? 0) > 30) skipCheck('the bucket takes longer than 30 s to refill');
     // 50 ms after the announced moment: timer slack, and the probe must arrive after it.
-    await delay(rejected.receivedAt + (reset ?? 0) * 1000 + 50 - performance.now());
+    await waitFor(rejected.receivedAt + (reset ?? 0) * 1000 + 50 - performance.now(), `RateLimit-Reset ${reset ?? 0} s of a 429`);
     const next = await bucket.probe();
     expect(next.status, exchangeText(next)).not.toBe(429);
     expect(rateHeaders(next).remaining, `after RateLimit-Reset seconds the bucket is full again: ${exchangeText(next)}`).toBe((limit ?? 0) - 1);
@@ -93,7 +93,7 @@ test('after a burst, requests are admitted at the steady refill rate', req('RATE
   const window = Math.min(2.5, (policy.capacity * 0.6) / policy.refillPerSecond);
   if (policy.refillPerSecond * window < 3) skipCheck('the refill is too slow to measure within 2.5 seconds');
   const rejected = await bucket.rejected(policy.capacity);
-  await delay(rejected.receivedAt + window * 1000 - performance.now());
+  await waitFor(rejected.receivedAt + window * 1000 - performance.now(), `${window} s of refill after a burst`);
   const burstStart = performance.now();
   const responses = await Promise.all(Array.from({ length: policy.capacity }, () => bucket.probe()));
   const burstEnd = Math.max(...decidedBy(responses));
@@ -253,7 +253,10 @@ async function keyAfter429(
     }
     // The caller waits out the 429's Retry-After (at least 1 s: a rounded-down 0 is RATE-LIMIT-RETRY-AFTER-HONEST's
     // finding), as the document tells it, then sends the other body with the key.
-    const waitOut = (response: HttpResponse): Promise<void> => delay(Math.min(Math.max(rateHeaders(response).retryAfter ?? 1, 1), 60) * 1000);
+    const waitOut = (response: HttpResponse): Promise<void> => {
+      const seconds = Math.min(Math.max(rateHeaders(response).retryAfter ?? 1, 1), 60);
+      return waitFor(seconds * 1000, `Retry-After ${seconds} s of a 429`);
+    };
     const withKey = (k: string): Promise<HttpResponse> => bucket.client.post(idem.path, fillTemplate(idem.otherBody), { headers: { 'idempotency-key': k } });
     await waitOut(rejected);
     let later = await withKey(key);
@@ -264,7 +267,7 @@ async function keyAfter429(
       // so a fresh key admitted before the key proved nothing (measured on koa-ratelimit's sliding log).
       const refill = fullRefillSeconds(profile, later);
       if (refill === undefined) return { fate: 'limited', rejected, later };
-      await delay(refill * 1000 + 250);
+      await waitFor(refill * 1000 + 250, `the whole bucket's refill, ${refill} s`);
       later = await withKey(key);
       if (later.status === 429 && (await withKey(`hac-${uniqueValue()}`)).status === 429) return { fate: 'limited', rejected, later };
     }
@@ -394,7 +397,7 @@ test(
       const rejected = await bucket.rejected(profile.rateLimit?.capacity);
       const { retryAfter } = rateHeaders(rejected);
       expect(Number.isInteger(retryAfter), exchangeText(rejected)).toBe(true);
-      await delay(rejected.receivedAt + (retryAfter ?? 0) * 1000 + 20 - performance.now());
+      await waitFor(rejected.receivedAt + (retryAfter ?? 0) * 1000 + 20 - performance.now(), `Retry-After ${retryAfter ?? 0} s of a 429`);
       const next = await bucket.probe();
       expect(next.status, `round ${round}, after waiting Retry-After ${retryAfter} s: ${exchangeText(next)}`).not.toBe(429);
       if ((retryAfter ?? 0) >= oneToken) break;
@@ -424,7 +427,7 @@ test(
     if (retryAfter > SLOW_PLAN_LONGEST_WAIT_SECONDS) {
       skipCheck(`inconclusive: Retry-After ${retryAfter} s on the slow-refill plan, longer than the ${SLOW_PLAN_LONGEST_WAIT_SECONDS} s this check waits out`);
     }
-    await delay(rejected.receivedAt + retryAfter * 1000 + 20 - performance.now());
+    await waitFor(rejected.receivedAt + retryAfter * 1000 + 20 - performance.now(), `Retry-After ${retryAfter} s of a 429 on the slow-refill plan`);
     const next = await bucket.probe();
     const plan = `${policy.refillPerSecond} tokens/s, one token in ${oneTokenSeconds(policy)} s`;
     expect(next.status, `after waiting Retry-After ${retryAfter} s on a plan of ${plan}: ${exchangeText(next)}`).not.toBe(429);

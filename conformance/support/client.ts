@@ -3,7 +3,8 @@
  * `waitOut429` (the default): a 429 is waited out using its `Retry-After` (bounded) and retried, so a
  * target with a modest ordinary limit does not fail them (D-PROFILE).
  */
-import { delay, retryAfterSeconds, send } from './http.ts';
+import { retryAfterSeconds, send } from './http.ts';
+import { waitFor } from './waits.ts';
 import type { HttpResponse, RequestOptions } from './http.ts';
 
 export interface ClientOptions {
@@ -53,7 +54,7 @@ export class Client {
       const seconds = retryAfterSeconds(response) ?? 1;
       if (waited + seconds > maxWait) return response;
       waited += seconds;
-      await delay(seconds * 1000 + 50);
+      await waitFor(seconds * 1000 + 50, `Retry-After ${seconds} s of a 429`);
     }
   }
 

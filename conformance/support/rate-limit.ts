@@ -3,7 +3,7 @@
  * ratelimit-headers-06): reading the headers, waiting until the bucket is full again (using the
  * announced RateLimit-Reset, never a guess), and exhausting it.
  */
-import { delay } from './http.ts';
+import { waitFor } from './waits.ts';
 import type { HttpResponse } from './http.ts';
 import type { Client } from './client.ts';
 import { exchangeText } from './problem.ts';
@@ -152,7 +152,7 @@ export class Bucket {
     if (!Number.isFinite(seconds)) throw new Error(`no usable RateLimit-Reset: ${exchangeText(response)}`);
     if (seconds > maxSeconds) throw new Error(`the bucket refills in ${seconds} s, longer than ${maxSeconds} s`);
     const waitUntil = response.receivedAt + seconds * 1000 + 100;
-    await delay(waitUntil - performance.now());
+    await waitFor(waitUntil - performance.now(), `the bucket's refill, ${seconds} s (RateLimit-Reset)`);
     return response;
   }
 
