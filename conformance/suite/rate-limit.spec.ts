@@ -10,6 +10,7 @@ import { waitFor } from '../support/waits.ts';
 import type { HttpResponse } from '../support/http.ts';
 import { exchangeText, problemIssues } from '../support/problem.ts';
 import { provokeAll } from '../support/provocations.ts';
+import { noteBreaks } from '../support/exchange-log.ts';
 import {
   admissions,
   admitted,
@@ -67,6 +68,7 @@ test(
   req('RATE-LIMIT-HEADER-RESET', '@rate-limit'),
   async ({ bucket, policy }) => {
     const rejected = await bucket.rejected(policy.capacity);
+    noteHeaderless429(rejected);
     const { reset, limit } = rateHeaders(rejected);
     expect(Number.isInteger(reset), `RateLimit-Reset is an integer: ${exchangeText(rejected)}`).toBe(true);
     if (policy.windowSeconds !== undefined) {
@@ -342,6 +344,17 @@ test('a 429 is a problem document with status 429', req('RATE-LIMIT-PROBLEM-BODY
   expect((rejected.json as { status?: unknown }).status).toBe(429);
 });
 
+/**
+ * D-FINDINGS: a 429 that carries none of the three RateLimit fields (and no other draft's) is one
+ * defect, the headers missing from the limiter's refusal: the Remaining and Reset checks that read it
+ * are consequences of RATE-LIMIT-HEADER-LIMIT, which reports it.
+ */
+function noteHeaderless429(rejected: HttpResponse): void {
+  const h = rateHeaders(rejected);
+  if (rejected.status !== 429 || otherRateLimitFields(rejected) !== undefined) return;
+  if ([h.limit, h.remaining, h.reset].every((v) => v === undefined)) noteBreaks(rejected, 'RATE-LIMIT-HEADER-LIMIT', 'a 429 with the RateLimit headers');
+}
+
 test('a 429 carries RateLimit-Limit, the capacity', req('RATE-LIMIT-HEADER-LIMIT', '@rate-limit'), async ({ profile, bucket }) => {
   const rejected = await bucket.rejected(profile.rateLimit?.capacity);
   // One finding for a target sending other rate-limit fields, naming the draft and the fix (D-SUITE-TRUST).
@@ -357,6 +370,7 @@ test(
   req('RATE-LIMIT-HEADER-REMAINING', '@rate-limit'),
   async ({ profile, bucket }) => {
     const rejected = await bucket.rejected(profile.rateLimit?.capacity);
+    noteHeaderless429(rejected);
     const { limit, remaining } = rateHeaders(rejected);
     expect(Number.isInteger(remaining) && (remaining ?? -1) >= 0, exchangeText(rejected)).toBe(true);
     expect(remaining ?? Number.NaN).toBeLessThanOrEqual(limit ?? Number.NaN);

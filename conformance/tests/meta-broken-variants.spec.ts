@@ -74,6 +74,8 @@ test('the suite passes the unmodified reference server and catches every broken 
     expect.soft(outcome.evidence, `${outcome.variant}: each failure records the exchange its headline names`).toEqual([]);
     // D-TRAFFIC: a mistake where no script looks is caught by the response rules alone.
     expect.soft(outcome.notByTraffic, `${outcome.variant}: caught by the response rules and by no scripted check`).toEqual([]);
+    // D-FINDINGS: a variant that is one defect is one finding.
+    expect.soft(outcome.notOneFinding, `${outcome.variant}: its declared IDs are one finding`).toEqual([]);
   }
   if (testInfo.errors.length === 0) rmSync(outRoot, { recursive: true, force: true });
 });
