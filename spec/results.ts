@@ -205,7 +205,8 @@ export interface ResultsInput {
 
 /** The outcome of one requirement from its level and whether each of its checks passed. */
 export function outcomeFor(level: Level, statuses: TestRecord['status'][], strict: boolean): Outcome {
-  const ran = statuses.filter((s) => s !== 'skipped');
+  // D-BOUNDED-RUN: a check that ran out of time or was interrupted judged nothing; the run is incomplete instead.
+  const ran = statuses.filter((s) => s !== 'skipped' && s !== 'timedOut' && s !== 'interrupted');
   if (ran.length === 0) return 'skipped';
   if (ran.every((s) => s === 'passed')) return 'passed';
   if (level === 'MUST') return 'failed';

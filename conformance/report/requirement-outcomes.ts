@@ -15,6 +15,9 @@ export interface OutcomeOptions {
 
 /** Reason of a requirement none of whose tests ran. */
 function skipReason(entry: CatalogueEntry, tests: TestRecord[], options: OutcomeOptions): string {
+  const unfinished = tests.find((t) => t.status === 'timedOut' || t.status === 'interrupted');
+  // D-BOUNDED-RUN: not judged, and the run is incomplete (results.json errors says where it stopped).
+  if (unfinished) return `not judged: "${unfinished.title}" ${unfinished.status === 'timedOut' ? 'ran out of time' : 'was interrupted'}`;
   if (tests.length > 0) {
     const reasons = [...new Set(tests.map((t) => t.reason).filter((r): r is string => !!r))];
     return reasons.length > 0 ? reasons.join('; ') : 'skipped by the suite (no reason given)';

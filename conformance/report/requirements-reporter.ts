@@ -43,6 +43,25 @@ function targetOf(profilePath: string | undefined): Record<string, unknown> {
 }
 
 /** Writes results.json at the end of a conformance run (per requirement: level and outcome). */
+/**
+ * D-BOUNDED-RUN: a check that ran out of time is no verdict on the target: the run is incomplete, and
+ * this says which check, in which phase (its last step), and the last request it had made.
+ */
+function timedOutText(test: TestCase, record: TestRecord): string {
+  const result = test.results.at(-1);
+  // The phase: the innermost step that had begun when the bound ran out (the clean-up after it is not the phase).
+  const bound = (result?.startTime.getTime() ?? 0) + test.timeout;
+  const phase: string[] = [];
+  for (let steps = result?.steps ?? []; ; ) {
+    const step = steps.filter((x) => x.startTime.getTime() < bound && x.title !== 'After Hooks' && x.title !== 'Worker Cleanup').at(-1);
+    if (!step) break;
+    phase.push(step.title);
+    steps = step.steps;
+  }
+  const request = record.exchange ? `; its last request: ${record.exchange.request.method} ${record.exchange.request.url}` : '';
+  return `check "${test.title}" ran out of time after ${Math.round(record.durationMs)} ms${phase.length > 0 ? `, in ${phase.join(' › ')}` : ''}${request}`;
+}
+
 export default class RequirementsReporter implements Reporter {
   private readonly options: Required<Pick<RequirementsReporterOptions, 'outDir' | 'strict'>> & RequirementsReporterOptions;
   private suite: Suite | undefined;
@@ -102,6 +121,7 @@ export default class RequirementsReporter implements Reporter {
     const testsById = new Map<string, TestRecord[]>();
     let notRun = 0;
     let interrupted = 0;
+    const ranOutOfTime: string[] = [];
     const catalogue = serverRequirements(this.options.catalogue);
     const summaries = new Map(catalogue.map((r) => [r.id, r.summary]));
     const logs: { title: string; log: TrafficLog }[] = [];
@@ -114,6 +134,7 @@ export default class RequirementsReporter implements Reporter {
         record = { title: test.title, status: 'skipped', durationMs: 0, reason: 'did not run: the run ended early' };
       }
       if (record.status === 'interrupted') interrupted += 1;
+      if (record.status === 'timedOut') ranOutOfTime.push(timedOutText(test, record));
       for (const id of requirementIdsOf(test, test.results.at(-1))) {
         const list = testsById.get(id) ?? [];
         list.push(record);
@@ -127,6 +148,7 @@ export default class RequirementsReporter implements Reporter {
     if (result.status === 'interrupted' || result.status === 'timedout') errors.push(`the run ended early: ${result.status}`);
     if (notRun > 0) errors.push(`${notRun} test(s) did not run`);
     if (interrupted > 0) errors.push(`${interrupted} test(s) were interrupted`);
+    errors.push(...ranOutOfTime);
     const complete = errors.length === 0;
 
     const known = new Set(catalogue.map((r) => r.id));

@@ -89,3 +89,14 @@ test('a run cut short is incomplete and never a success', async () => {
   const slow = byId(results).get('SAMPLE-SLOW');
   expect(slow?.outcome).not.toBe('passed');
 });
+
+test('a check that runs out of time is no verdict: the run is incomplete, naming the check and its phase, and no MUST fails for it', async () => {
+  const results = await runSample({ HAC_SAMPLE_TEST_TIMEOUT: '1500', HAC_SAMPLE_SLOW_MS: '30000' });
+  expect(results.complete).toBe(false);
+  expect(results.exitCode).toBe(1);
+  expect(results.errors?.join('\n')).toMatch(/check "a slow check" ran out of time after \d+ ms, in waiting for the target/);
+  const slow = byId(results).get('SAMPLE-SLOW');
+  expect(slow?.outcome).toBe('skipped');
+  expect(slow?.reason).toBe('not judged: "a slow check" ran out of time');
+  expect(results.findings?.map((f) => f.cause) ?? []).not.toContain('SAMPLE-SLOW');
+});

@@ -30,5 +30,5 @@ test('a check of an ID the catalogue lacks', { tag: ['@SAMPLE-NOT-IN-CATALOGUE']
 
 test('a slow check', { tag: ['@SAMPLE-SLOW'] }, async () => {
   const ms = Number(process.env.HAC_SAMPLE_SLOW_MS ?? 0);
-  await new Promise((resolve) => setTimeout(resolve, ms));
+  await test.step('waiting for the target', () => new Promise((resolve) => setTimeout(resolve, ms)));
 });
