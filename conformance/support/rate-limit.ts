@@ -7,6 +7,7 @@ import { waitFor } from './waits.ts';
 import type { HttpResponse } from './http.ts';
 import type { Client } from './client.ts';
 import { exchangeText } from './problem.ts';
+import { noteBreaks } from './exchange-log.ts';
 import { isWindow } from '../target/profile.ts';
 import type { RateLimitAlgorithm } from '../target/profile.ts';
 
@@ -178,7 +179,10 @@ export class Bucket {
       all.push(...responses);
       if (responses.some((r) => r.status === 429)) return all;
     }
-    throw new Error(`no 429 after ${all.length} requests with RateLimit-Limit ${limit}: ${exchangeText(all[all.length - 1] as HttpResponse)}`);
+    const last = all[all.length - 1] as HttpResponse;
+    // D-FINDINGS: a target that never refuses is one defect, RATE-LIMIT-429's: every check that needed its 429 is a consequence.
+    noteBreaks(last, 'RATE-LIMIT-429', `a 429 once the ${limit} requests of its limit are spent`);
+    throw new Error(`no 429 after ${all.length} requests with RateLimit-Limit ${limit}: ${exchangeText(last)}`);
   }
 
   /** The latest 429 after exhausting the bucket. */
