@@ -86,7 +86,7 @@ export const QUIET_LATE_FRACTION = 0.1;
 /**
  * CLIENT-BACKOFF-JITTER over every backoff wait of the certification: each jitter lies in [0, 1)
  * second, the document's bound, widened only by the measuring tolerance and the lateness measured at
- * the wait's end (and the cold start on the first wait of a run); and the jitters are random over that
+ * the wait's two ends (and the cold start on the first wait of a run); and the jitters are random over that
  * interval, not constant or confined to a sliver of it: the standard deviation of the jitters of waits
  * after attempt 1 on is at least 0.11 s (D-CLIENT-TIMING). A uniform jitter in [0, 1) has 0.29 s; 6
  * uniform samples fall below 0.11 s with probability about 1e-3. The first wait of each run is left

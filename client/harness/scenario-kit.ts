@@ -102,7 +102,7 @@ export interface JitterSample {
   jitterSeconds: number;
   /** The wait followed an attempt the client abandoned (its timeout): see lowerBound. */
   afterAbandoned?: boolean;
-  /** The timer lateness the harness measured at the end of the wait (lateness.ts), in real ms. */
+  /** The timer lateness the harness measured at the two ends of the wait (lateness.ts, latenessAfter), in real ms. */
   lateMs: number;
 }
 

@@ -19,6 +19,8 @@ export function requestPhrase(exchange: Exchange): string {
   const auth = headers.authorization;
   if (auth === undefined) traits.push('no token');
   else if (!/^bearer\s/i.test(auth)) traits.push(`Authorization: ${auth.split(/\s/)[0] ?? ''} …`);
+  // The header's form is the point when it is not `Bearer <token>` exactly (a lower-case scheme, two spaces): shown quoted, token masked.
+  else if (!/^Bearer \S+$/.test(auth)) traits.push(`Authorization ${JSON.stringify(auth)}`);
   if (headers['idempotency-key'] !== undefined) traits.push('an Idempotency-Key');
   const listed = traits.length === 0 ? '' : ` with ${traits.join(', ')}`;
   return `${exchange.request.method} ${url.pathname}${url.search}${listed}`;
@@ -30,10 +32,13 @@ export function answerPhrase(exchange: Exchange): string {
   return `→ no answer (${exchange.error ?? 'the target did not answer'})`;
 }
 
-/** The first clause of a catalogue summary, to say what a rule expects in a few words. */
-export function ruleClause(summary: string): string {
-  const clause = (summary.split(/(?<=[.;:])\s/)[0] ?? summary).replace(/[.;:]$/, '');
-  return clause.length > 140 ? `${clause.slice(0, 139)}…` : clause;
+/**
+ * What a rule expects, in the catalogue's own words: its whole summary, quoted as it is (D-FINDINGS).
+ * A clause cut at the first colon or period broke rules in two inside a quoted header
+ * ("`Authorization: Bearer …`") and dropped what came after.
+ */
+export function ruleText(summary: string): string {
+  return summary.trim().replace(/\.$/, '');
 }
 
 export interface HeadlineInput {
@@ -55,7 +60,7 @@ export function headlineOf(input: HeadlineInput): string {
   const ruleId = cause ?? input.ids[0] ?? '';
   const summary = input.summaryOf(ruleId);
   // A status or value the suite noted reads "expected 415"; a rule from the catalogue "expected: a request body …".
-  const rule = verdict?.expected ?? `: ${summary ? ruleClause(summary).replace(/^[A-Z](?=[a-z ])/, (c) => c.toLowerCase()) : `${input.title} to pass`}`;
+  const rule = verdict?.expected ?? `: ${summary ? ruleText(summary).replace(/^[A-Z](?=[a-z ])/, (c) => c.toLowerCase()) : `${input.title} to pass`}`;
   const expectation = `expected${rule.startsWith(':') ? rule : ` ${rule}`} (${cause ?? input.ids.join(', ')})`;
   const consequence = cause ? `; ${input.ids.join(', ')} fails as a consequence` : '';
   if (!exchange) {

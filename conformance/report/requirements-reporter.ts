@@ -42,7 +42,6 @@ function targetOf(profilePath: string | undefined): Record<string, unknown> {
   }
 }
 
-/** Writes results.json at the end of a conformance run (per requirement: level and outcome). */
 /**
  * D-BOUNDED-RUN: a check that ran out of time is no verdict on the target: the run is incomplete, and
  * this says which check, in which phase (its last step), and the last request it had made.
@@ -62,6 +61,7 @@ function timedOutText(test: TestCase, record: TestRecord): string {
   return `check "${test.title}" ran out of time after ${Math.round(record.durationMs)} ms${phase.length > 0 ? `, in ${phase.join(' › ')}` : ''}${request}`;
 }
 
+/** Writes results.json at the end of a conformance run (per requirement: level and outcome). */
 export default class RequirementsReporter implements Reporter {
   private readonly options: Required<Pick<RequirementsReporterOptions, 'outDir' | 'strict'>> & RequirementsReporterOptions;
   private suite: Suite | undefined;

@@ -59,6 +59,17 @@ test('the headline says what was sent, what came back and what the rule expects'
   expect(headlineOf({ ids: ['PROBLEM-CONTENT-TYPE'], title: 't', exchange, summaryOf })).toBe(
     'POST /widgets?x=1 with Content-Type: text/plain → 200; expected: every error is served as application/problem+json (PROBLEM-CONTENT-TYPE)',
   );
+  // The header form that was sent, when it is not `Bearer <token>` exactly (the token stays masked).
+  const spaced: Exchange = { ...exchange, request: { method: 'GET', url: 'http://127.0.0.1:1/me', headers: { authorization: 'Bearer  ***' } } };
+  expect(headlineOf({ ids: ['AUTH-BEARER-HEADER'], title: 't', exchange: spaced, verdict: { expected: '401' }, summaryOf })).toBe(
+    'GET /me with Authorization "Bearer  ***" → 200; expected 401 (AUTH-BEARER-HEADER)',
+  );
+  // The rule's text whole: not cut at a colon inside a quoted header, nor after its first sentence.
+  const whole = (): string => 'Identity is carried only by `Authorization: Bearer <token>`. No query parameter or cookie carries it.';
+  expect(headlineOf({ ids: ['AUTH-BEARER-HEADER'], title: 't', exchange, summaryOf: whole })).toBe(
+    'POST /widgets?x=1 with Content-Type: text/plain → 200; expected: identity is carried only by `Authorization: Bearer <token>`. ' +
+      'No query parameter or cookie carries it (AUTH-BEARER-HEADER)',
+  );
 });
 
 test('a request built from a missing value is refused and never sent', async () => {
