@@ -4,7 +4,7 @@
  */
 import { test, expect } from '../fixtures.ts';
 import { req } from '../support/requirement.ts';
-import { exchangeText } from '../support/problem.ts';
+import { exchangeText, headerOf } from '../support/problem.ts';
 import { provokeAll } from '../support/provocations.ts';
 import type { HttpResponse } from '../support/http.ts';
 import type { Target } from '../support/target.ts';
@@ -49,7 +49,7 @@ test('every response declares Cache-Control', req('CACHE-CONTROL-DECLARED', '@ge
   const sample = await sampleResponses(target);
   const all = [...sample.authorized, ...sample.anonymous, ...sample.errors, ...sample.writes];
   expect(all.length).toBeGreaterThan(5);
-  for (const response of all) expect(response.headers['cache-control'], exchangeText(response)).toMatch(/\S/);
+  for (const response of all) expect(...headerOf(response, 'Cache-Control')).toMatch(/\S/);
 });
 
 test('a response to a request with Authorization is never public', req('CACHE-PRIVATE-NOT-PUBLIC', '@generic'), async ({ target }) => {
@@ -75,5 +75,5 @@ test('public reads without a token may be cached publicly for a while', req('CAC
   if (sample.anonymous.length === 0) skipCheck('the profile declares no public collection (collections[].auth.read false)');
   const cacheable = sample.anonymous.filter((r) => /\bpublic\b/i.test(r.headers['cache-control'] ?? ''));
   if (cacheable.length === 0) skipCheck('feature not implemented (MAY): public reads are not marked cacheable');
-  for (const response of cacheable) expect(response.headers['cache-control'], exchangeText(response)).toMatch(/max-age=\d+/);
+  for (const response of cacheable) expect(...headerOf(response, 'Cache-Control')).toMatch(/max-age=\d+/);
 });

@@ -24,6 +24,16 @@ export function exchangeText(response: HttpResponse): string {
   return text;
 }
 
+/**
+ * A response header and the message for its matcher, as `expect(...headerOf(response, name))` takes
+ * them (D-FINDINGS: a failure says what was sent, never a matcher's type error): an absent header is ''
+ * to the matcher, and the message says "absent" before the exchange.
+ */
+export function headerOf(response: HttpResponse, name: string): [value: string, says: string] {
+  const value = response.headers[name.toLowerCase()];
+  return [value ?? '', `${name}: ${value === undefined ? 'absent' : JSON.stringify(value)}; ${exchangeText(response)}`];
+}
+
 /** PROBLEM-CONTENT-TYPE: undefined when the response is served as application/problem+json. */
 export function contentTypeIssue(response: HttpResponse): string | undefined {
   return mediaType(response) === 'application/problem+json' ? undefined : `not application/problem+json: ${exchangeText(response)}`;
