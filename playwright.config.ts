@@ -5,8 +5,7 @@ import { defineConfig } from '@playwright/test';
  * (`<part>/tests`, the command's in `cli/tests`); the `conformance` project runs the conformance
  * suite against the embedded reference server (README.md, "Certify your server", runs it against
  * any target).
- */
-/**
+ *
  * `npm test` runs the projects in two phases (package.json, `test:timing` then `test:others`), each a
  * Playwright run of its own with its own JSON report: test-results/report-<phase>.json.
  * - `timing`: the tests whose verdicts are real-time measurements (the client harness and matrix, the
