@@ -182,15 +182,18 @@ export function boundedWait(wait: number, low: number, high: number, lateMs: num
 }
 
 /**
- * The timer lateness measured at the two ends of the wait after attempt `k`, in ms: when attempt k
- * ended (the client reads the answer and starts its timer) and when attempt k + 1 arrived (its timer
- * fired). Either adds to the measured wait.
+ * The timer lateness measured at the two ends of a span the client timed, in ms: its start (the client
+ * read an answer or sent a request and started its timer) and its end (the timer fired). Either adds
+ * to the measured span; 0 when nothing was measured or the span has no end.
  */
+export function latenessOver(start: number | undefined, end: number | undefined, ctx: JudgeContext): number {
+  if (start === undefined || end === undefined || ctx.lateness === undefined) return 0;
+  return ctx.lateness.at(start) + ctx.lateness.at(end);
+}
+
+/** The lateness over the wait after attempt `k`: from its end to the arrival of attempt k + 1 (latenessOver). */
 export function latenessAfter(attempts: readonly AttemptRecord[], k: number, ctx: JudgeContext): number {
-  const end = attempts[k]?.endedAt;
-  const next = attempts[k + 1]?.arrivedAt;
-  if (end === undefined || next === undefined || ctx.lateness === undefined) return 0;
-  return ctx.lateness.at(end) + ctx.lateness.at(next);
+  return latenessOver(attempts[k]?.endedAt, attempts[k + 1]?.arrivedAt, ctx);
 }
 
 /** The Check for a boundedWait judgement: passed, failed, or skipped as inconclusive. */

@@ -11,6 +11,7 @@ import {
   boundedWait,
   COARSE_TIMER_MS,
   latenessAfter,
+  latenessOver,
   lowerBound,
   ms,
   problemBody,
@@ -291,7 +292,7 @@ function slowResponse(scale: number): Scenario {
         const low = lowerBound(expected * 0.9, ctx.tolerance);
         const high = upperBound(expected, ctx.tolerance) + COARSE_TIMER_MS;
         // The client's timer starts before the slow attempt arrives and fires when it is abandoned.
-        const late = slow.endedAt === undefined || ctx.lateness === undefined ? 0 : ctx.lateness.at(slow.arrivedAt) + ctx.lateness.at(slow.endedAt);
+        const late = latenessOver(slow.arrivedAt, slow.endedAt, ctx);
         const judged = boundedWait(held, low, high, late, ctx.tolerance);
         checks.push(waitVerdict(ID.timeoutReference, referenceTitle, judged, `abandoned after ${ms(held)}, expected ${ms(expected)} (${judged.bounds})`));
       }

@@ -20,12 +20,13 @@ export function runTiming(tests: readonly TestCase[]): RunTiming {
     const result = test.results.at(-1);
     if (!result || result.status === 'skipped') continue;
     const start = result.startTime.getTime();
-    const group = groups.get(groupOf(test)) ?? { tests: 0, testMs: 0, start, end: start };
+    const name = groupOf(test);
+    const group = groups.get(name) ?? { tests: 0, testMs: 0, start, end: start };
     group.tests += 1;
     group.testMs += result.duration;
     group.start = Math.min(group.start, start);
     group.end = Math.max(group.end, start + result.duration);
-    groups.set(groupOf(test), group);
+    groups.set(name, group);
     for (const annotation of result.annotations) {
       if (annotation.type !== WAIT_ANNOTATION || !annotation.description) continue;
       const [ms, ...why] = annotation.description.split(' ');

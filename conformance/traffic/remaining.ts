@@ -51,7 +51,6 @@ export function plansOf(profile: Pick<TargetProfile, 'tokens' | 'rateLimit'>): M
   return plans;
 }
 
-
 /** Watches the answers of one check for a Remaining that rises beyond the refill. */
 export class RemainingWatch {
   private readonly last = new Map<string, Seen[]>();
