@@ -11,6 +11,7 @@ import { validationErrors } from '../../spec/schemas.ts';
 import { invalidPaymentBody } from '../arbitraries/invalid-payment-body.ts';
 import { malformedJson } from '../arbitraries/malformed-json.ts';
 import { unknownId } from '../arbitraries/unknown-id.ts';
+import { idSchemaOf } from '../support/shape.ts';
 import { exampleExtensionMethods, httpMethod, standardMethods } from '../arbitraries/http-method.ts';
 import { assertProperty } from '../support/property.ts';
 import { errorFields, problemIssues } from '../support/problem.ts';
@@ -60,7 +61,8 @@ test('any unknown id is a 404 problem', req('STATUS-404-UNKNOWN-RESOURCE', '@pro
   if (collections.length === 0) skipCheck('the profile declares no item path that allows GET');
   await assertProperty(
     'unknown ids get a 404 problem',
-    fc.tuple(fc.constantFrom(...collections.map((c) => c.itemPath)), unknownId()),
+    // Ids valid for each collection's id schema (D-SHAPES): an unknown resource, not a malformed segment.
+    fc.constantFrom(...collections).chain((c) => fc.tuple(fc.constant(c.itemPath), unknownId(idSchemaOf(c)))),
     async ([itemPath, id], record) => {
       const response = await target.client.get(itemPathFor(itemPath, id));
       record(response);

@@ -20,7 +20,8 @@ import { requestSchemas } from '../support/request-schemas.ts';
 import type { RequestSchema } from '../support/request-schemas.ts';
 import type { Target } from '../support/target.ts';
 import { fillTemplate, uniqueValue } from '../support/template.ts';
-import type { TargetProfile } from '../target/profile.ts';
+import type { ProfileCollection, TargetProfile } from '../target/profile.ts';
+import { listedIdOf, unwrapped } from '../support/shape.ts';
 import { skipCheck } from '../support/skip.ts';
 
 // In file order in one worker: the document is read once per worker (about 1 s of CPU for spec/openapi.yaml).
@@ -54,9 +55,14 @@ function namesField(named: string[], field: string): boolean {
 }
 
 /** The ids (or, without one, the whole representation) of the collection's items as `caller` lists them. */
-async function listed(target: Target, caller: Client, path: string): Promise<Set<string>> {
-  const { items } = await allPages(target, caller, path);
-  return new Set(items.map((item) => JSON.stringify(item.id ?? item)));
+async function listed(target: Target, caller: Client, collection: ProfileCollection): Promise<Set<string>> {
+  const { items } = await allPages(target, caller, collection.path, 50, collection);
+  return new Set(items.map((item) => listingKey(item, collection)));
+}
+
+/** What tells a listed item apart: its id where the collection's shape puts it (D-SHAPES), else the whole item. */
+function listingKey(item: Record<string, unknown>, collection: ProfileCollection): string {
+  return JSON.stringify(listedIdOf(item, collection) ?? item);
 }
 
 /** A refused request: the body sent (filled), the member broken and the answer. */
@@ -73,11 +79,14 @@ interface Sent {
  * request's own `{{unique}}` value, or differs from the profile's create body), so an item another
  * check created meanwhile from the profile's body is never taken for it (D-SUITE-TRUST).
  */
-function createdBy(item: Record<string, unknown>, sent: Sent, create: Body): boolean {
-  const broken = sent.fault.field.split('.')[0];
-  const kept = Object.entries(sent.body).filter(([name]) => name !== broken && name in item);
+function createdBy(item: Record<string, unknown>, sent: Sent, create: Body, collection: ProfileCollection): boolean {
+  // Inside the collection's request envelope, if it has one (D-SHAPES).
+  const envelope = collection.shape?.envelope;
+  const field = envelope !== undefined && sent.fault.field.startsWith(`${envelope}.`) ? sent.fault.field.slice(envelope.length + 1) : sent.fault.field;
+  const broken = field.split('.')[0];
+  const kept = Object.entries(unwrapped(sent.body, collection)).filter(([name]) => name !== broken && name in item);
   if (kept.length === 0 || !kept.every(([name, value]) => JSON.stringify(item[name]) === JSON.stringify(value))) return false;
-  const usual = fillTemplate(create, sent.unique);
+  const usual = unwrapped(fillTemplate(create, sent.unique), collection);
   return kept.some(([name, value]) => JSON.stringify(value).includes(sent.unique) || JSON.stringify(value) !== JSON.stringify(usual[name]));
 }
 
@@ -92,7 +101,7 @@ test(
       const faults = singleFaults(schema, base);
       if (faults === undefined) continue;
       const canList = schema.collection.methods.includes('GET');
-      const before = canList ? await listed(target, target.client, path) : new Set<string>();
+      const before = canList ? await listed(target, target.client, schema.collection) : new Set<string>();
       const sent: Sent[] = [];
       try {
         await assertProperty(
@@ -119,10 +128,10 @@ test(
       }
       if (!canList) continue;
       // VALIDATION-SCHEMA-SINGLE-FAULT: the refused bodies created nothing (no new item holds what one of them sent).
-      const { items } = await allPages(target, target.client, path);
-      const fresh = items.filter((item) => !before.has(JSON.stringify(item.id ?? item)));
+      const { items } = await allPages(target, target.client, path, 50, schema.collection);
+      const fresh = items.filter((item) => !before.has(listingKey(item, schema.collection)));
       for (const refused of sent.filter((s) => !succeeded(s.response))) {
-        const item = fresh.find((candidate) => createdBy(candidate, refused, profileBody));
+        const item = fresh.find((candidate) => createdBy(candidate, refused, profileBody, schema.collection));
         if (item === undefined) continue;
         // The refused exchange, in the message by `exchangeText`, is the failure's evidence (D-FINDINGS), with its curl line.
         const what = `a body with a ${refused.fault.kind} of "${refused.fault.field}" was refused but created an item anyway`;

@@ -97,9 +97,9 @@ function creatables(target: Target): (ProfileCollection & { create: Record<strin
 }
 
 /** What a keyed POST created: its Location, else the body's id (undefined for an answer that created nothing). */
-function createdOf(target: Target, response: HttpResponse): string | undefined {
+function createdOf(target: Target, response: HttpResponse, collection: ProfileCollection): string | undefined {
   if (response.status >= 300) return undefined;
-  return target.createdPath(response).path;
+  return target.createdPath(response, collection).path;
 }
 
 /** A keyed POST of `collection` and its repeat: the repeat replays when it names what the first created. */
@@ -108,8 +108,8 @@ async function keyedTwice(target: Target, caller: Client, collection: ProfileCol
   const body = fillTemplate(collection.create);
   const first = await caller.post(collection.path, body, keyed(key));
   const repeat = await caller.post(collection.path, body, keyed(key));
-  const created = createdOf(target, first);
-  return { key, first, repeat, created, replays: created !== undefined && createdOf(target, repeat) === created };
+  const created = createdOf(target, first, collection);
+  return { key, first, repeat, created, replays: created !== undefined && createdOf(target, repeat, collection) === created };
 }
 
 test(

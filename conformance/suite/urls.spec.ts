@@ -5,30 +5,36 @@
 import { test, expect } from '../fixtures.ts';
 import { req } from '../support/requirement.ts';
 import type { HttpResponse } from '../support/http.ts';
-import { exchangeText, mediaType } from '../support/problem.ts';
+import { exchangeText, mediaType, problemIssues } from '../support/problem.ts';
 import { provokeAll } from '../support/provocations.ts';
 import { linkOf } from '../support/links.ts';
 import { fillTemplate } from '../support/template.ts';
 import { succeeded } from '../support/collection.ts';
 import { skipCheck } from '../support/skip.ts';
+import { idOf, representationOf, unwrapped } from '../support/shape.ts';
+import { itemPathFor } from '../support/template.ts';
+import { required } from '../support/required.ts';
 
 test('collections are addressed by plural nouns', req('URL-COLLECTION-PLURAL', '@generic'), async ({ target }) => {
   for (const collection of target.profile.collections) {
     const last = collection.path.split('/').filter(Boolean).pop() ?? '';
-    expect(last, `${collection.path} ends in a plural noun`).toMatch(/^[a-z][a-z-]*s$/);
+    // kebab-case and snake_case alike (`/payment-methods`, `/payment_methods`): the document fixes the plural, not the spelling (D-SHAPES).
+    expect(last, `${collection.path} ends in a plural noun`).toMatch(/^[a-z][a-z_-]*s$/);
     const response = await target.client.get(collection.path);
     expect(response.status, exchangeText(response)).toBe(200);
   }
 });
 
-test('an item lives at its collection path plus its id, and that is its Location', req('URL-ITEM-BY-ID', '@generic'), async ({ target }) => {
+test('an item lives under its identifier, and that is its Location', req('URL-ITEM-BY-ID', '@generic'), async ({ target }) => {
   const collections = target.collectionsWithItems().filter((c) => c.create && c.methods.includes('POST'));
   if (collections.length === 0) skipCheck('no collection of the profile has a create body and an item path (collections[].create, .itemPath)');
   for (const collection of collections) {
     const created = await target.create(collection);
-    const id = (created.response.json as { id?: unknown }).id;
-    expect(collection.itemPath.replace('{id}', String(id))).toBe(`${collection.path}/${String(id)}`);
-    expect(created.path, exchangeText(created.response)).toBe(`${collection.path}/${String(id)}`);
+    expect(succeeded(created.response), exchangeText(created.response)).toBe(true);
+    // The id where the collection's shape puts it (D-SHAPES); the item path is the profile's, nested under
+    // the collection or not: the document fixes "under its identifier", not under which parent.
+    const id = required(idOf(created.response.json, collection), `an id at ${collection.shape?.id ?? '/id'} (collections[].shape)`, created.response, 'URL-ITEM-BY-ID');
+    expect(created.path, exchangeText(created.response)).toBe(itemPathFor(collection.itemPath, id));
     const self = linkOf(created.response.json, 'self');
     if (self) expect(target.pathOf(self.href)).toBe(created.path);
   }
@@ -42,7 +48,7 @@ test('an item\'s URL returns that item', req('URL-RESOURCE-IDENTIFIED', '@generi
     expect(succeeded(created.response), exchangeText(created.response)).toBe(true);
     const read = await target.client.get(target.itemOf(created));
     expect(read.status, exchangeText(read)).toBe(200);
-    expect(read.json).toEqual(created.response.json);
+    expect(representationOf(read.json, collection), exchangeText(read)).toEqual(representationOf(created.response.json, collection));
   }
 });
 
@@ -52,23 +58,32 @@ test('representations sent to URLs are read back in the same shape', req('URL-UN
   const body = fillTemplate(collection.create ?? {});
   const created = await target.client.post(collection.path, body);
   expect(succeeded(created), exchangeText(created)).toBe(true);
-  expect(created.json).toEqual(expect.objectContaining(body));
-  const path = target.itemOf({ response: created, ...target.createdPath(created, collection.itemPath) });
+  // The members sent and the representation, inside their envelopes if the collection has them (D-SHAPES).
+  const representation = (response: HttpResponse): object => (representationOf(response.json, collection) ?? {}) as object;
+  expect(representation(created), exchangeText(created)).toEqual(expect.objectContaining(unwrapped(body, collection)));
+  const path = target.itemOf({ response: created, ...target.createdPath(created, collection) });
   const read = await target.client.get(path);
-  expect(Object.keys(read.json as object).sort()).toEqual(Object.keys(created.json as object).sort());
+  expect(Object.keys(representation(read)).sort(), exchangeText(read)).toEqual(Object.keys(representation(created)).sort());
   if (collection.replace && collection.itemMethods.includes('PUT')) {
     const replacement = fillTemplate(collection.replace);
     const replaced = await target.client.put(path, replacement);
     expect(succeeded(replaced), exchangeText(replaced)).toBe(true);
-    expect((await target.client.get(path)).json).toEqual(expect.objectContaining(replacement));
+    const reread = await target.client.get(path);
+    expect(representation(reread), exchangeText(reread)).toEqual(expect.objectContaining(unwrapped(replacement, collection)));
   }
 });
 
 test('collection filters, sorting and paging are query parameters, not path segments', req('URL-QUERY-NOT-PATH', '@generic'), async ({ target }) => {
   const collection = target.profile.collections.find((c) => c.methods.includes('GET'));
   if (collection === undefined) skipCheck('the profile lists no collection that answers GET: add one to `collections`');
+  // Not a listing: 404, or, where the segment is no valid id of the collection, a 400 or 422 problem (D-SHAPES;
+  // URL-NON-CANONICAL-ID-404 asks for the 404).
   for (const suffix of ['/page/2', '/sort/id', '/limit/1', '/filter']) {
     const response = await target.client.get(`${collection.path}${suffix}`);
+    if (response.status === 400 || response.status === 422) {
+      expect(problemIssues(response), `${suffix} is refused as a malformed id: ${exchangeText(response)}`).toEqual([]);
+      continue;
+    }
     expect(response.status, `${suffix} is not a listing: ${exchangeText(response)}`).toBe(404);
   }
   // The server's own paging links (never assumed parameter names, D-SUITE-TRUST): a next page is the

@@ -6,12 +6,13 @@
 import type { Client } from './client.ts';
 import type { HttpResponse } from './http.ts';
 import { linkOf } from './links.ts';
+import { listedItems } from './shape.ts';
+import type { Shaped } from './shape.ts';
 import type { Target } from './target.ts';
 
-/** The items of a collection response: the body when it is an array, else its `items` array. */
-export function itemsOf(body: unknown): Record<string, unknown>[] | undefined {
-  const items = Array.isArray(body) ? body : (body as { items?: unknown } | undefined)?.items;
-  return Array.isArray(items) ? (items as Record<string, unknown>[]) : undefined;
+/** The items of a collection response where the collection's shape puts them (D-SHAPES): by default the body when it is an array, else its `items`. */
+export function itemsOf(body: unknown, collection: Shaped = {}): Record<string, unknown>[] | undefined {
+  return listedItems(body, collection);
 }
 
 /** Whether a response reports success (any 2xx: the success code is the server's choice where the document shows none). */
@@ -29,14 +30,14 @@ export interface Pages {
  * Every page of the collection at `path`, following `_links.next` (at most `maxPages`), and the
  * items of all of them. Stops at a page that is not a 200 collection.
  */
-export async function allPages(target: Target, client: Client, path: string, maxPages = 50): Promise<Pages> {
+export async function allPages(target: Target, client: Client, path: string, maxPages = 50, collection: Shaped = {}): Promise<Pages> {
   const pages: HttpResponse[] = [];
   const items: Record<string, unknown>[] = [];
   let next: string | undefined = path;
   while (next !== undefined && pages.length < maxPages) {
     const page = await client.get(next);
     pages.push(page);
-    const found = page.status === 200 ? itemsOf(page.json) : undefined;
+    const found = page.status === 200 ? itemsOf(page.json, collection) : undefined;
     if (!found) break;
     items.push(...found);
     const link = linkOf(page.json, 'next');

@@ -30,7 +30,7 @@ export async function created(target: Target, path: string, body: unknown): Prom
 
 /** The item path of what `response` created: its Location, else `collection/id` (D-SUITE-TRUST: learnt from the target). */
 export function createdItem(target: Target, collection: string, response: HttpResponse): string {
-  return target.createdPath(response, `${collection}/{id}`).path ?? `${collection}/${String(json<{ id?: unknown }>(response).id)}`;
+  return target.createdPath(response, { itemPath: `${collection}/{id}` }).path ?? `${collection}/${String(json<{ id?: unknown }>(response).id)}`;
 }
 
 /** One resource of every kind, created by the valid caller, with their item paths (D-PATHS). */

@@ -9,7 +9,7 @@ import type { HttpResponse } from './http.ts';
 import { exchangeText } from './problem.ts';
 import { collectionCount } from './target.ts';
 import { fillTemplate, uniqueValue } from './template.ts';
-import type { TargetProfile } from '../target/profile.ts';
+import type { ProfileCollection, TargetProfile } from '../target/profile.ts';
 
 /** The skip reason of every check that needs the profile's `idempotency` member. */
 export const NO_IDEMPOTENT_ENDPOINT = 'the profile names no endpoint accepting Idempotency-Key (idempotency)';
@@ -24,6 +24,8 @@ export interface IdempotentEndpoint {
   collectionPath: string;
   /** The invalid body the profile gives for the endpoint's collection, if any. */
   invalidBody?: unknown;
+  /** The collection the endpoint creates in, for its shapes (D-SHAPES), when the profile lists it. */
+  collection?: ProfileCollection;
   /** The caller the check sends as (the counting caller, see fixtures.ts). */
   caller: Client;
   /** POSTs `body` (default: `body` above) as the caller, with `Idempotency-Key: key` when a key is given, and any other `headers`. */
@@ -36,6 +38,7 @@ export function idempotentEndpointOf(profile: TargetProfile, caller: Client): Id
   if (!idem) return undefined;
   const unique = uniqueValue();
   const invalid = profile.collections.find((c) => c.path === idem.path && c.invalid)?.invalid;
+  const collection = profile.collections.find((c) => c.path === (idem.collectionPath ?? idem.path)) ?? profile.collections.find((c) => c.path === idem.path);
   const body = fillTemplate(idem.body, unique);
   return {
     path: idem.path,
@@ -43,6 +46,7 @@ export function idempotentEndpointOf(profile: TargetProfile, caller: Client): Id
     otherBody: fillTemplate(idem.otherBody, unique),
     collectionPath: idem.collectionPath ?? idem.path,
     ...(invalid ? { invalidBody: invalid.body } : {}),
+    ...(collection ? { collection } : {}),
     caller,
     send: (key, sent = body, headers = {}) => caller.post(idem.path, sent, key === undefined ? { headers } : keyed(key, headers)),
   };
@@ -61,7 +65,7 @@ export function keyed(key: string, headers: Record<string, string> = {}): { head
 /** The number of items the caller's collection of the endpoint lists now (page.total, total or the items). */
 export async function countItems(e: IdempotentEndpoint): Promise<number> {
   const response = await e.caller.get(e.collectionPath);
-  const n = collectionCount(response.json);
+  const n = collectionCount(response.json, e.collection);
   if (n === undefined) throw new Error(`cannot count the collection: ${exchangeText(response)}`);
   return n;
 }

@@ -6,11 +6,14 @@ import { Client } from './client.ts';
 import type { HttpResponse } from './http.ts';
 import { fillTemplate, itemPathFor } from './template.ts';
 import { required } from './required.ts';
+import { idOf, listedItems, representationOf, unknownIdFor } from './shape.ts';
+import type { Shaped } from './shape.ts';
+import { linkOf } from './links.ts';
 import type { ProfileCollection, TargetProfile } from '../target/profile.ts';
 
 export interface Created {
   response: HttpResponse;
-  /** The item path of the created resource (from Location, else from the body's id). */
+  /** The item path of the created resource (from Location, else `_links.self`, else the id the collection's shape names). */
   path?: string;
   id?: number | string;
 }
@@ -73,16 +76,21 @@ export class Target {
   /** POSTs the collection's create body (templated) and returns the created item's path. */
   async create(collection: ProfileCollection, client: Client = this.client, body?: unknown): Promise<Created> {
     const response = await client.post(collection.path, body ?? fillTemplate(collection.create ?? {}));
-    return { response, ...this.createdPath(response, collection.itemPath) };
+    return { response, ...this.createdPath(response, collection) };
   }
 
-  /** The path and id of what a 201 answer created: Location first, else the body's `id`. */
-  createdPath(response: HttpResponse, itemPath?: string): { path?: string; id?: number | string } {
+  /**
+   * The path and id of what a 201 answer created (D-SHAPES): its `Location`, else the representation's
+   * `_links.self`, else the collection's item path with the id its shape points to.
+   */
+  createdPath(response: HttpResponse, collection: Shaped & { itemPath?: string } = {}): { path?: string; id?: number | string } {
     const location = response.headers.location;
-    const body = response.json as { id?: unknown } | undefined;
-    const id = typeof body?.id === 'number' || typeof body?.id === 'string' ? body.id : undefined;
-    if (location) return { path: this.pathOf(location), ...(id !== undefined ? { id } : {}) };
-    if (id !== undefined && itemPath) return { path: itemPathFor(itemPath, id), id };
+    const id = idOf(response.json, collection);
+    const withId = id !== undefined ? { id } : {};
+    if (location) return { path: this.pathOf(location), ...withId };
+    const self = linkOf(representationOf(response.json, collection), 'self');
+    if (self) return { path: this.pathOf(self.href), ...withId };
+    if (id !== undefined && collection.itemPath) return { path: itemPathFor(collection.itemPath, id), id };
     return {};
   }
 
@@ -91,7 +99,7 @@ export class Target {
    * finding (a consequence of STATUS-201-CREATED-LOCATION): never a request to the API root (D-FINDINGS).
    */
   itemOf(created: Created): string {
-    return required(created.path, 'Location header or `id` naming the created item', created.response, 'STATUS-201-CREATED-LOCATION');
+    return required(created.path, 'Location header, `_links.self` or an id (collections[].shape.id) naming the created item', created.response, 'STATUS-201-CREATED-LOCATION');
   }
 
   /** A URL or reference from the target (Location, link href) as a path under this base URL. */
@@ -112,7 +120,7 @@ export class Target {
     collection: ProfileCollection & { itemPath: string; itemMethods: string[] },
     client: Client = this.client,
   ): UnknownItemRequest | undefined {
-    const path = unknownItemPath(collection.itemPath);
+    const path = unknownItemPath(collection);
     const method = ['GET', 'DELETE', 'PUT'].find((m) => collection.itemMethods.includes(m) && (m !== 'PUT' || collection.replace !== undefined));
     if (method === undefined) return undefined;
     const options = method === 'PUT' ? { json: fillTemplate(collection.replace ?? {}) } : {};
@@ -130,20 +138,21 @@ export class Target {
   }
 }
 
-/** The number of items of a collection response: `page.total`, `total`, `items.length` or the array length. */
-export function collectionCount(body: unknown): number | undefined {
-  if (Array.isArray(body)) return body.length;
-  if (body === null || typeof body !== 'object') return undefined;
-  const page = (body as { page?: { total?: unknown } }).page;
-  if (typeof page?.total === 'number') return page.total;
-  const total = (body as { total?: unknown }).total;
-  if (typeof total === 'number') return total;
-  const items = (body as { items?: unknown }).items;
-  return Array.isArray(items) ? items.length : undefined;
+/**
+ * The number of items of a collection response: `page.total`, `total`, else the length of its items
+ * where the collection's shape puts them (D-SHAPES).
+ */
+export function collectionCount(body: unknown, collection: Shaped = {}): number | undefined {
+  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    const page = (body as { page?: { total?: unknown } }).page;
+    if (typeof page?.total === 'number') return page.total;
+    const total = (body as { total?: unknown }).total;
+    if (typeof total === 'number') return total;
+  }
+  return listedItems(body, collection)?.length;
 }
 
-/** A path under which no resource exists: a random segment under the collection's item path. */
-export function unknownItemPath(itemPath: string): string {
-  const id = 900_000_000_000 + Math.floor(Math.random() * 99_999_999_999);
-  return itemPathFor(itemPath, id);
+/** A path under which no resource exists: the item path with an id valid for the collection's id schema that nobody handed out (D-SHAPES). */
+export function unknownItemPath(collection: Shaped & { itemPath: string }): string {
+  return itemPathFor(collection.itemPath, unknownIdFor(collection));
 }

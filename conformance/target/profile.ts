@@ -17,6 +17,34 @@ export interface ProfileRequest {
   body?: unknown;
 }
 
+/** The JSON Schema of an id path segment, as far as the shapes read it. */
+export interface IdSchema {
+  type?: 'integer' | 'string' | 'number';
+  format?: string;
+  pattern?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+}
+
+/**
+ * `collections[].shape`: the API's own shapes where they differ from the project's example (D-SHAPES;
+ * read through conformance/support/shape.ts).
+ */
+export interface CollectionShape {
+  /** JSON pointer to the representation inside an item answer (create, read, replace); "" is the body itself. */
+  item?: string;
+  /** JSON pointer to the id inside the representation. */
+  id?: string;
+  /** JSON pointer to the items of a listing; absent: the body when it is an array, else its `items`. */
+  items?: string;
+  /** The member that wraps every request body of the collection (`{"payment_method": {…}}`). */
+  envelope?: string;
+  /** The schema of the `{id}` path segment. */
+  idSchema?: IdSchema;
+}
+
 export interface ProfileCollection {
   name: string;
   path: string;
@@ -28,6 +56,7 @@ export interface ProfileCollection {
   replace?: Record<string, unknown>;
   invalid?: { body: unknown; fields: string[] };
   existingIds?: (number | string)[];
+  shape?: CollectionShape;
 }
 
 /** The rate-limit algorithms a profile can declare (D-SUITE-TRUST; default the document's reference, the token bucket). */
