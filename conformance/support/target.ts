@@ -99,7 +99,8 @@ export class Target {
    * finding (a consequence of STATUS-201-CREATED-LOCATION): never a request to the API root (D-FINDINGS).
    */
   itemOf(created: Created): string {
-    return required(created.path, 'Location header, `_links.self` or an id (collections[].shape.id) naming the created item', created.response, 'STATUS-201-CREATED-LOCATION');
+    const what = 'Location header, `_links.self` or an id (collections[].shape.id) naming the created item';
+    return required(created.path, what, created.response, 'STATUS-201-CREATED-LOCATION');
   }
 
   /** A URL or reference from the target (Location, link href) as a path under this base URL. */
