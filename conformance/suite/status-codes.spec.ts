@@ -164,7 +164,8 @@ test(
     // Inside the collection's request envelope, if it has one (D-SHAPES).
     const response = await target.client.post(collection.path, withMembers(fillTemplate(collection.create), { hacUnknownMember: 1 }, collection));
     expect(response.status, exchangeText(response)).toBe(422);
-    expect(errorFields(response.json)).toContain('hacUnknownMember');
+    const envelope = collection.shape?.envelope;
+    expect(errorFields(response.json), exchangeText(response)).toContain(envelope === undefined ? 'hacUnknownMember' : `${envelope}.hacUnknownMember`);
   },
 );
 

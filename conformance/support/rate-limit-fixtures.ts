@@ -159,7 +159,7 @@ export const test = suite.extend<RateLimitFixtures, RateLimitWorkerFixtures>({
   },
 
   bucket: async ({ target, limitedToken }, use, testInfo) => {
-    await use(new Bucket(target.as(limitedToken).raw(), requireProbePath(target.profile), headerGuard(testInfo)));
+    await use(new Bucket(target.as(limitedToken).raw(), requireProbePath(target.profile), headerGuard(testInfo), target.profile.rateLimit?.capacity));
   },
 
   policy: async ({ profile, bucket }, use) => {
@@ -172,14 +172,15 @@ export const test = suite.extend<RateLimitFixtures, RateLimitWorkerFixtures>({
       const path = requireProbePath(profile);
       const held = await acquireToken(profile.baseUrls[0] ?? '', [slow.token], { timeoutMs: HOLD_TIMEOUT_MS });
       const policy: Policy = { capacity: slow.capacity, refillPerSecond: slow.refillPerSecond, estimated: false, algorithm: 'token-bucket' };
-      await whileHeld(held, () => use({ bucket: new Bucket(target.as(slow.token).raw(), path, headerGuard(testInfo)), policy, slowRefill: true }));
+      const bucket = new Bucket(target.as(slow.token).raw(), path, headerGuard(testInfo), slow.capacity);
+      await whileHeld(held, () => use({ bucket, policy, slowRefill: true }));
       return;
     }
     if (tokenPool.tokens.length === 0) skipCheck(noToken);
     const path = requireProbePath(profile);
     const held = await tokenPool.hold(profile.baseUrls[0] ?? '');
     await whileHeld(held, async () => {
-      const bucket = new Bucket(target.as(held.token).raw(), path, headerGuard(testInfo));
+      const bucket = new Bucket(target.as(held.token).raw(), path, headerGuard(testInfo), profile.rateLimit?.capacity);
       await use({ bucket, policy: await policyOf(profile, bucket), slowRefill: false });
     });
   },
@@ -191,7 +192,8 @@ export const test = suite.extend<RateLimitFixtures, RateLimitWorkerFixtures>({
     const path = requireProbePath(profile);
     const held = await tokenPool.hold(profile.baseUrls[0] ?? '');
     await whileHeld(held, async () => {
-      const buckets = profile.baseUrls.map((url) => new Bucket(new Target(profile, url).as(held.token).raw(), path, headerGuard(testInfo)));
+      const capacity = profile.rateLimit?.capacity;
+      const buckets = profile.baseUrls.map((url) => new Bucket(new Target(profile, url).as(held.token).raw(), path, headerGuard(testInfo), capacity));
       await use({ buckets, policy: await policyOf(profile, buckets[0] as Bucket) });
     });
   },

@@ -122,6 +122,8 @@ export class Bucket {
     readonly probePath: string,
     /** Sees every probe's answer first (the fixtures skip a check that needs headers the target does not send). */
     private readonly onResponse: (response: HttpResponse) => void = () => undefined,
+    /** The profile's capacity: how many requests exhaust the bucket when no admitted answer announces RateLimit-Limit (D-SHAPES). */
+    private readonly capacityHint?: number,
   ) {}
 
   /** Sends one probe request (no 429 waiting). */
@@ -163,7 +165,7 @@ export class Bucket {
    * at the first 429 without waiting for the admitted ones: a leaky bucket holds those in its queue
    * (D-RATE-LIMIT), and waiting for them would let the queue drain. Gives up after five rounds.
    */
-  async exhaust(limitHint?: number): Promise<HttpResponse[]> {
+  async exhaust(limitHint = this.capacityHint): Promise<HttpResponse[]> {
     const first = await this.probe();
     const all: HttpResponse[] = [first];
     if (first.status === 429) return all;
@@ -186,7 +188,7 @@ export class Bucket {
   }
 
   /** The latest 429 after exhausting the bucket. */
-  async rejected(limitHint?: number): Promise<HttpResponse> {
+  async rejected(limitHint = this.capacityHint): Promise<HttpResponse> {
     const responses = await this.exhaust(limitHint);
     const rejected = responses.filter((r) => r.status === 429);
     return rejected[rejected.length - 1] as HttpResponse;
