@@ -11,6 +11,7 @@ import { invalidBody, otherBody, propertiesOf, validBody } from '../../conforman
 import { HTTP_METHODS, jsonRequestMedia } from '../../conformance/openapi/document.ts';
 import type { MediaType, OpenApiDocument, Operation, PathItem, SecurityRequirement } from '../../conformance/openapi/document.ts';
 import { profileField, withoutIt } from '../../spec/profile-fields.ts';
+import { shapeFromDocument } from './shapes.ts';
 
 /** The paths of the conventions document's example API (D-PATHS), parameters written `{}`. */
 const EXAMPLE_API_PATHS = ['/users', '/users/{}', '/users/{}/orders', '/account', '/orders/{}/cancel', '/orders/{}/payment', '/payments', '/transfers/{}'];
@@ -226,6 +227,12 @@ function draftCollections(
     if (itemItem.put && replaceMedia) {
       const body = validBody(replaceMedia);
       if (body) collection.replace = body;
+    }
+    // D-SHAPES: what the document states of the answers' and the id's shapes, where they are not the project's own.
+    const shape = shapeFromDocument(item, itemItem, itemPath);
+    if (shape) {
+      collection.shape = shape;
+      notes.push(`${path}: shapes read from the document (collections[].shape): ${JSON.stringify(shape)}`);
     }
     if (hasLinks(itemItem.get) || hasLinks(item.post)) hypermedia = true;
     if (itemPath !== collection.itemPath) notes.push(`${itemPath}: written as ${collection.itemPath} (the suite fills {id})`);
