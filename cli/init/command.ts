@@ -130,6 +130,7 @@ export function assembleProfile(draft: Draft, answers: Answers, targets: string[
     ...(openapi !== undefined ? { openapi } : {}),
     tokens,
     collections: draft.collections,
+    ...(draft.credentials ? { credentials: draft.credentials } : {}),
     ...(draft.idempotency ? { idempotency: draft.idempotency } : {}),
     protected: draft.protected ?? { method: 'GET', path: todo('an endpoint that requires the token') },
     features: {

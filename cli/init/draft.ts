@@ -6,12 +6,13 @@
  * else (tokens, fault injection) is the caller's to supply. What a member is and what happens without
  * it are the profile schema's words (spec/profile-fields.ts), not the draft's own.
  */
-import type { ProfileCollection, ProfileRequest } from '../../conformance/target/profile.ts';
+import type { Credentials, ProfileCollection, ProfileRequest } from '../../conformance/target/profile.ts';
 import { invalidBody, otherBody, propertiesOf, validBody } from '../../conformance/openapi/bodies.ts';
 import { HTTP_METHODS, jsonRequestMedia } from '../../conformance/openapi/document.ts';
 import type { MediaType, OpenApiDocument, Operation, PathItem, SecurityRequirement } from '../../conformance/openapi/document.ts';
 import { profileField, withoutIt } from '../../spec/profile-fields.ts';
 import { shapeFromDocument } from './shapes.ts';
+import { credentialsFrom, requiredParametersOf } from './credentials.ts';
 
 /** The paths of the conventions document's example API (D-PATHS), parameters written `{}`. */
 const EXAMPLE_API_PATHS = ['/users', '/users/{}', '/users/{}/orders', '/account', '/orders/{}/cancel', '/orders/{}/payment', '/payments', '/transfers/{}'];
@@ -27,6 +28,8 @@ export interface Draft {
   /** A write that needs a permission: the request a limited token should be refused. */
   limitedCandidate?: ProfileRequest;
   features: { exampleApi: boolean; hypermedia: boolean };
+  /** How the API takes tokens, where it is not the document's Bearer (D-SHAPES). */
+  credentials?: Credentials;
   /** What the draft left out and why, for the user. */
   notes: string[];
 }
@@ -121,7 +124,9 @@ function unsupportedNotes(doc: OpenApiDocument, paths: Record<string, PathItem>)
   const notes: string[] = [];
   for (const [name, scheme] of Object.entries(doc.components?.securitySchemes ?? {})) {
     const kind = scheme.type === 'http' ? `HTTP ${String(scheme.scheme ?? '').toLowerCase()}` : scheme.type;
-    if (kind === 'HTTP bearer' || scheme.type === 'oauth2' || scheme.type === 'openIdConnect') continue;
+    if (kind === 'HTTP bearer' || kind === 'HTTP basic' || scheme.type === 'oauth2' || scheme.type === 'openIdConnect') continue;
+    // An API key in a header or the query is sent so (credentials, D-SHAPES); one in a cookie is not.
+    if (scheme.type === 'apiKey' && (scheme.in === 'header' || scheme.in === 'query')) continue;
     const how = scheme.type === 'apiKey' ? `an API key in the ${scheme.in ?? '?'} "${scheme.name ?? '?'}"` : kind;
     notes.push(
       `security scheme ${name} is ${how}: the suite sends tokens as "Authorization: Bearer" (D-AUTH), so the 401/403 and owner-isolation ` +
@@ -190,6 +195,7 @@ function draftCollections(
   doc: OpenApiDocument,
   paths: Record<string, PathItem>,
   notes: string[],
+  credentials?: Credentials,
 ): { collections: ProfileCollection[]; bodies: Map<string, CreateBody>; hypermedia: boolean } {
   const collections: ProfileCollection[] = [];
   const bodies = new Map<string, CreateBody>();
@@ -227,6 +233,12 @@ function draftCollections(
     if (itemItem.put && replaceMedia) {
       const body = validBody(replaceMedia);
       if (body) collection.replace = body;
+    }
+    const parameters = requiredParametersOf(item, itemItem, path, credentials);
+    if (parameters) {
+      collection.parameters = parameters;
+      const names = [...Object.keys(parameters.headers ?? {}), ...Object.keys(parameters.query ?? {})];
+      notes.push(`${path}: the document requires ${names.join(', ')} (collections[].parameters)`);
     }
     // D-SHAPES: what the document states of the answers' and the id's shapes, where they are not the project's own.
     const shape = shapeFromDocument(item, itemItem, itemPath);
@@ -281,7 +293,9 @@ function idempotentCollectionOf(
 export function draftProfile(doc: OpenApiDocument, source: string): Draft {
   const notes: string[] = [];
   const paths: Record<string, PathItem> = Object.fromEntries(Object.entries(doc.paths ?? {}).map(([p, item]) => [p, allowedOperations(item)]));
-  const { collections, bodies, hypermedia } = draftCollections(doc, paths, notes);
+  const { credentials, note: credentialsNote } = credentialsFrom(doc);
+  if (credentialsNote) notes.push(credentialsNote);
+  const { collections, bodies, hypermedia } = draftCollections(doc, paths, notes, credentials);
   const protectedPath = protectedPathOf(doc, paths, collections, notes);
   const { idempotent, idempotency } = idempotentCollectionOf(paths, collections, bodies, notes);
 
@@ -315,6 +329,7 @@ export function draftProfile(doc: OpenApiDocument, source: string): Draft {
     ...(idempotency ? { idempotency } : {}),
     ...(limitedCandidate ? { limitedCandidate } : {}),
     features: { exampleApi, hypermedia },
+    ...(credentials ? { credentials } : {}),
     notes,
   };
 }

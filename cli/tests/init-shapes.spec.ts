@@ -21,7 +21,7 @@ function byPath(list: ProfileCollection[], path: string): ProfileCollection {
   return found;
 }
 
-test.describe('init derives collections[].shape from the document', () => {
+test.describe('init derives collections[].shape, parameters and credentials from the document', () => {
   test.skip(CORPUS_ABSENT !== undefined, CORPUS_ABSENT ?? '');
 
   test('twilio-messaging-v1: prefixed string ids with a pattern, listings under their own member', async () => {
@@ -51,6 +51,22 @@ test.describe('init derives collections[].shape from the document', () => {
       const probe = { name: 'p', baseUrls: ['http://127.0.0.1:1'], tokens: { valid: 't' }, protected: { method: 'GET', path: '/x' } };
       const problems = profileProblems({ ...probe, collections: shapes.map((shape, i) => ({ name: `c${i}`, path: `/c${i}`, methods: ['GET'], shape })) });
       expect(problems, file).toEqual([]);
+    }
+  });
+
+  test('apideck-accounting: required vendor headers with the document\'s values; its key in Authorization is a bearer token', async () => {
+    const doc = await loadOpenApi(corpusPath('apideck-accounting.yml'));
+    const draft = draftProfile(doc, 'apideck');
+    expect(draft.credentials).toBeUndefined();
+    const bills = byPath(draft.collections, '/accounting/bills');
+    expect(Object.keys(bills.parameters?.headers ?? {}).sort()).toEqual(['x-apideck-app-id', 'x-apideck-consumer-id']);
+    expect(bills.parameters?.headers?.['x-apideck-consumer-id']).toBe('test-consumer');
+  });
+
+  test('twilio-messaging-v1 and museum: HTTP Basic credentials', async () => {
+    for (const file of ['twilio-messaging-v1.yaml', 'museum.yaml']) {
+      const draft = draftProfile(await loadOpenApi(corpusPath(file)), file);
+      expect(draft.credentials, file).toEqual({ scheme: 'basic' });
     }
   });
 });

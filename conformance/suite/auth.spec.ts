@@ -12,6 +12,19 @@ import { fillTemplate, uniqueValue } from '../support/template.ts';
 import type { HttpResponse } from '../support/http.ts';
 import type { Target } from '../support/target.ts';
 import { skipCheck } from '../support/skip.ts';
+import { credentialsText, prepared, sendingOf } from '../support/sending.ts';
+
+/**
+ * Skips a check of the Bearer form itself when the API takes its tokens another way (profile
+ * `credentials`): AUTH-BEARER-HEADER reports that once (D-FINDINGS, D-SHAPES).
+ */
+function onlyForBearer(target: Target): void {
+  const credentials = target.profile.credentials ?? { scheme: 'bearer' };
+  if (credentials.scheme !== 'bearer') {
+    const what = `the API takes ${credentialsText(credentials)}, not a bearer token`;
+    skipCheck(`${what}: AUTH-BEARER-HEADER reports that once, and this check is about the Bearer form`);
+  }
+}
 
 function protectedCall(target: Target, options: { token?: string | null; authorization?: string; headers?: Record<string, string> }): Promise<HttpResponse> {
   const prot = target.profile.protected;
@@ -55,6 +68,7 @@ test(
   'a malformed Authorization header or another scheme is refused with a 401 or 400 problem',
   req('AUTH-401-MALFORMED', '@generic'),
   async ({ target }) => {
+    onlyForBearer(target);
     // RFC 6750 §3.1 lets a malformed request be a 400 (invalid_request), the document's 401 covers invalid
     // credentials: both are allowed, never an admission (D-SUITE-TRUST); AUTH-MALFORMED-401 asks for 401.
     for (const authorization of notBearerHeaders(target)) {
@@ -66,6 +80,7 @@ test(
 );
 
 test('a malformed Authorization header or another scheme is a 401, not a 400', req('AUTH-MALFORMED-401', '@generic'), async ({ target }) => {
+  onlyForBearer(target);
   for (const authorization of notBearerHeaders(target)) {
     const response = await protectedCall(target, { authorization });
     expect(response.status, `${JSON.stringify(authorization)}: ${exchangeText(response)}`).toBe(401);
@@ -73,6 +88,7 @@ test('a malformed Authorization header or another scheme is a 401, not a 400', r
 });
 
 test('every 401 carries a Bearer challenge, with invalid_token when a token was sent', req('AUTH-WWW-AUTHENTICATE', '@generic'), async ({ target }) => {
+  onlyForBearer(target);
   const missing = await protectedCall(target, { token: null });
   expect(missing.status).toBe(401);
   expect(...headerOf(missing, 'WWW-Authenticate')).toMatch(/^Bearer(\s|$)/i);
@@ -106,7 +122,8 @@ test(
   },
 );
 
-test('a 403 for a missing permission carries insufficient_scope', req('AUTH-403-INSUFFICIENT-SCOPE', '@generic'), async ({ limitedCaller }) => {
+test('a 403 for a missing permission carries insufficient_scope', req('AUTH-403-INSUFFICIENT-SCOPE', '@generic'), async ({ target, limitedCaller }) => {
+  onlyForBearer(target);
   const response = await forbiddenCall(limitedCaller);
   expect(response.status).toBe(403);
   expect(...headerOf(response, 'WWW-Authenticate')).toMatch(/^Bearer\s/i);
@@ -119,6 +136,13 @@ test(
   req('AUTH-BEARER-HEADER', '@generic', '@smoke'),
   async ({ target }) => {
     const token = target.profile.tokens.valid;
+    const credentials = target.profile.credentials ?? { scheme: 'bearer' };
+    if (credentials.scheme !== 'bearer') {
+      // One finding for the scheme (D-FINDINGS): unless the API takes the document's Bearer form as well.
+      const asBearer = await protectedCall(target, { authorization: `Bearer ${token}` });
+      const says = `the document's scheme is Bearer ("Authorization: Bearer <ACCESS_TOKEN>"); this API takes ${credentialsText(credentials)}`;
+      expect(asBearer.status, `${says}, and refuses the token as a bearer token: ${exchangeText(asBearer)}`).toBeLessThan(300);
+    }
     // RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token; the scheme is case-insensitive (RFC 9110 §11.1).
     for (const authorization of [`Bearer ${token}`, `bearer ${token}`, `BEARER ${token}`, `Bearer  ${token}`]) {
       const response = await protectedCall(target, { authorization });
@@ -144,16 +168,19 @@ test('requests on one connection are each judged on their own content', req('STA
   try {
     const prot = target.profile.protected;
     const body = prot.body === undefined ? {} : { json: fillTemplate(prot.body) };
-    const auth = { authorization: `Bearer ${target.profile.tokens.valid}` };
-    const sequence: [Record<string, string>, (s: number) => boolean, string][] = [
-      [auth, (s) => s < 300, 'the valid token'],
-      [{}, (s) => s === 401, 'no token after a valid one'],
-      [{ authorization: `Bearer hac-unknown-${uniqueValue()}` }, (s) => s === 401, 'an unknown token'],
-      [auth, (s) => s < 300, 'the valid token again'],
-      [{}, (s) => s === 401, 'no token again'],
+    // Each token sent the API's way, with its required parameters (D-SHAPES).
+    const sending = sendingOf(target.profile);
+    const valid = target.profile.tokens.valid;
+    const sequence: [string | null, (s: number) => boolean, string][] = [
+      [valid, (s) => s < 300, 'the valid token'],
+      [null, (s) => s === 401, 'no token after a valid one'],
+      [`hac-unknown-${uniqueValue()}`, (s) => s === 401, 'an unknown token'],
+      [valid, (s) => s < 300, 'the valid token again'],
+      [null, (s) => s === 401, 'no token again'],
     ];
-    for (const [headers, ok, what] of sequence) {
-      const response = await send(target.baseUrl, prot.method, prot.path, { ...body, headers, agent });
+    for (const [token, ok, what] of sequence) {
+      const sent = prepared(sending, prot.path, {}, token);
+      const response = await send(target.baseUrl, prot.method, sent.path, { ...body, headers: sent.headers, agent });
       expect(ok(response.status), `${what}: ${exchangeText(response)}`).toBe(true);
     }
   } finally {
@@ -176,6 +203,7 @@ test('an unknown token on a public read is a 401 too', req('AUTH-TOKEN-ALWAYS-CH
   if (publicCollection === undefined) skipCheck('the profile declares no public collection (collections[].auth.read false)');
   const response = await target.client.get(publicCollection.path, { token: `hac-unknown-${uniqueValue()}` });
   expect(response.status, exchangeText(response)).toBe(401);
+  if ((target.profile.credentials?.scheme ?? 'bearer') !== 'bearer') return;
   const malformed = await target.client.get(publicCollection.path, { authorization: 'Basic dXNlcjpwYXNz' });
   expect(malformed.status, exchangeText(malformed)).toBe(401);
 });

@@ -5,11 +5,15 @@
  */
 import { retryAfterSeconds, send } from './http.ts';
 import { waitFor } from './waits.ts';
+import { BEARER_ONLY, prepared } from './sending.ts';
+import type { Sending } from './sending.ts';
 import type { HttpResponse, RequestOptions } from './http.ts';
 
 export interface ClientOptions {
-  /** Bearer token sent with every request; null sends no Authorization header. */
+  /** The caller's token, sent with every request the API's way (`sending`); null sends none. */
   token: string | null;
+  /** How the API takes tokens and which parameters it requires (D-SHAPES; default: Bearer, none). */
+  sending?: Sending;
   /** Wait out 429 answers using Retry-After (default true). */
   waitOut429?: boolean;
   /** Longest total wait for 429s of one request, in seconds (default 20). */
@@ -19,7 +23,7 @@ export interface ClientOptions {
 export interface CallOptions extends RequestOptions {
   /** Overrides the client's token for this request; null sends none. */
   token?: string | null;
-  /** A raw Authorization header value (wins over `token`). */
+  /** A raw Authorization header value, sent as it is whatever the API's scheme (wins over `token`). */
   authorization?: string;
 }
 
@@ -41,15 +45,15 @@ export class Client {
 
   /** Sends a request; a 429 is waited out per Retry-After unless the client is raw. */
   async request(method: string, path: string, options: CallOptions = {}): Promise<HttpResponse> {
-    const headers = { ...(options.headers ?? {}) };
+    const own = { ...(options.headers ?? {}) };
     const token = options.token === undefined ? this.options.token : options.token;
-    if (options.authorization !== undefined) headers.authorization = options.authorization;
-    else if (token !== null) headers.authorization = `Bearer ${token}`;
-    const call = { ...options, headers };
+    if (options.authorization !== undefined) own.authorization = options.authorization;
+    const sent = prepared(this.options.sending ?? BEARER_ONLY, path, own, token);
+    const call = { ...options, headers: sent.headers };
     let waited = 0;
     const maxWait = this.options.maxWaitSeconds ?? 20;
     for (;;) {
-      const response = await send(this.baseUrl, method, path, call);
+      const response = await send(this.baseUrl, method, sent.path, call);
       if (response.status !== 429 || this.options.waitOut429 === false) return response;
       const seconds = retryAfterSeconds(response) ?? 1;
       if (waited + seconds > maxWait) return response;

@@ -6,6 +6,7 @@ import { Client } from './client.ts';
 import type { HttpResponse } from './http.ts';
 import { fillTemplate, itemPathFor } from './template.ts';
 import { required } from './required.ts';
+import { sendingOf } from './sending.ts';
 import { idOf, listedItems, representationOf, unknownIdFor } from './shape.ts';
 import type { Shaped } from './shape.ts';
 import { linkOf } from './links.ts';
@@ -37,7 +38,7 @@ export class Target {
     baseUrl: string = profile.baseUrls[0] ?? '',
   ) {
     this.baseUrl = baseUrl;
-    this.client = new Client(baseUrl, { token: profile.tokens.valid });
+    this.client = new Client(baseUrl, { token: profile.tokens.valid, sending: sendingOf(profile) });
     this.anonymous = this.client.as(null);
   }
 

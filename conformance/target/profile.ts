@@ -45,6 +45,18 @@ export interface CollectionShape {
   idSchema?: IdSchema;
 }
 
+/**
+ * How the API takes a token (D-SHAPES): the document's `Authorization: Bearer <token>` (the default),
+ * an API key in a header or in the query, or HTTP Basic (each token is then `user:password`).
+ */
+export type Credentials = { scheme: 'bearer' } | { scheme: 'apiKey'; in: 'header' | 'query'; name: string } | { scheme: 'basic' };
+
+/** Header and query parameters the API requires on every request (of the profile, or of one collection's paths). */
+export interface RequiredParameters {
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+}
+
 export interface ProfileCollection {
   name: string;
   path: string;
@@ -57,6 +69,8 @@ export interface ProfileCollection {
   invalid?: { body: unknown; fields: string[] };
   existingIds?: (number | string)[];
   shape?: CollectionShape;
+  /** Parameters the document requires on this collection's paths (the collection path and its items). */
+  parameters?: RequiredParameters;
 }
 
 /** The rate-limit algorithms a profile can declare (D-SUITE-TRUST; default the document's reference, the token bucket). */
@@ -88,6 +102,10 @@ export interface TargetProfile {
     rateLimitSlow?: { token: string; capacity: number; refillPerSecond: number };
   };
   collections: ProfileCollection[];
+  /** How tokens are sent (default: Authorization: Bearer). */
+  credentials?: Credentials;
+  /** Parameters the document requires on every request. */
+  parameters?: RequiredParameters;
   idempotency?: {
     path: string;
     body: Record<string, unknown>;

@@ -11,6 +11,7 @@ import { delay, send, TransportError } from '../support/http.ts';
 import type { HttpResponse } from '../support/http.ts';
 import { fillTemplate } from '../support/template.ts';
 import type { TargetProfile } from './profile.ts';
+import { prepared, sendingOf } from '../support/sending.ts';
 
 export interface FeatureProblem {
   /** The profile field, as a JSON path (`features.faultInjection.header`). */
@@ -40,8 +41,8 @@ async function checkFaultInjection(profile: TargetProfile, base: string): Promis
   const fault = profile.features?.faultInjection;
   const first = profile.collections[0];
   if (!fault || !first) return [];
-  const auth: Record<string, string> = first.auth?.read === false ? {} : { authorization: `Bearer ${profile.tokens.valid}` };
-  const response = await send(base, 'GET', first.path, { headers: { ...auth, [fault.header]: '500' }, timeoutMs: 10_000 });
+  const sent = prepared(sendingOf(profile), first.path, { [fault.header.toLowerCase()]: '500' }, first.auth?.read === false ? null : profile.tokens.valid);
+  const response = await send(base, 'GET', sent.path, { headers: sent.headers, timeoutMs: 10_000 });
   if (response.status === 500) return [];
   return [
     {
@@ -59,8 +60,8 @@ async function checkSlowValue(profile: TargetProfile, base: string): Promise<Fea
   const idem = profile.idempotency;
   if (!fault?.slowValue || !idem) return [];
   const key = `hac-verify-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
-  const headers = { authorization: `Bearer ${profile.tokens.valid}`, 'idempotency-key': key, [fault.header]: fault.slowValue };
-  const response = await send(base, 'POST', idem.path, { headers, json: fillTemplate(idem.body), timeoutMs: 15_000 });
+  const sent = prepared(sendingOf(profile), idem.path, { 'idempotency-key': key, [fault.header.toLowerCase()]: fault.slowValue }, profile.tokens.valid);
+  const response = await send(base, 'POST', sent.path, { headers: sent.headers, json: fillTemplate(idem.body), timeoutMs: 15_000 });
   if (response.status >= 200 && response.status < 300 && response.durationMs >= SLOW_WINDOW_MS - SLOW_TOLERANCE_MS) return [];
   const answer = answerLine(response);
   const what = response.status >= 300 ? answer : `${answer} after ${Math.round(response.durationMs)} ms, not at least ${SLOW_WINDOW_MS} ms`;
@@ -182,8 +183,9 @@ async function admitsMadeUpToken(profile: TargetProfile, base: string): Promise<
 }
 
 function protectedRequest(profile: TargetProfile, base: string, token: string): Promise<HttpResponse> {
-  return send(base, profile.protected.method, profile.protected.path, {
-    headers: { authorization: `Bearer ${token}` },
+  const sent = prepared(sendingOf(profile), profile.protected.path, {}, token);
+  return send(base, profile.protected.method, sent.path, {
+    headers: sent.headers,
     ...(profile.protected.body !== undefined ? { json: fillTemplate(profile.protected.body) } : {}),
     timeoutMs: 10_000,
   });

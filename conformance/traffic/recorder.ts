@@ -61,7 +61,8 @@ let recording: Recording | undefined;
 
 /** The rules' view of the profile: what it declares about the API's shapes. */
 function contextOf(profile: TargetProfile): RuleContext {
-  return { invalidBodies: profile.collections.flatMap((c) => (c.invalid ? [c.invalid] : [])) };
+  const invalidBodies = profile.collections.flatMap((c) => (c.invalid ? [c.invalid] : []));
+  return { invalidBodies, ...(profile.credentials ? { credentials: profile.credentials } : {}) };
 }
 
 /** Starts judging the answers of a check against `profile`'s target. */
@@ -71,7 +72,7 @@ export function startTraffic(profile: TargetProfile): void {
     templates: routeTemplates(profile),
     log: { exchanges: 0, judged: {}, violations: [] },
     byKey: new Map(),
-    remaining: new RemainingWatch(plansOf(profile)),
+    remaining: new RemainingWatch(plansOf(profile), profile.credentials),
   };
 }
 

@@ -13,7 +13,8 @@
  * requests back at any time and is not judged.
  */
 import { isWindow } from '../target/profile.ts';
-import type { TargetProfile } from '../target/profile.ts';
+import type { Credentials, TargetProfile } from '../target/profile.ts';
+import { callerKeyFor, callerKeyOf } from '../support/sending.ts';
 import type { HttpResponse } from '../support/http.ts';
 import type { Judgement } from './rules.ts';
 import { rateHeaders } from '../support/rate-limit.ts';
@@ -35,8 +36,9 @@ export const REMAINING_RULE = {
   says: "a caller's RateLimit-Remaining never rises by more than its plan refilled since",
 } as const;
 
-/** The plans of the profile's rate-limit tokens, by `Authorization` value. */
-export function plansOf(profile: Pick<TargetProfile, 'tokens' | 'rateLimit'>): Map<string, Plan> {
+/** The plans of the profile's rate-limit tokens, by caller key (the token as the API takes it, support/sending.ts). */
+export function plansOf(profile: Pick<TargetProfile, 'tokens' | 'rateLimit' | 'credentials'>): Map<string, Plan> {
+  const credentials = profile.credentials ?? { scheme: 'bearer' };
   const plans = new Map<string, Plan>();
   const plan = profile.rateLimit;
   const algorithm = plan?.algorithm ?? 'token-bucket';
@@ -45,9 +47,10 @@ export function plansOf(profile: Pick<TargetProfile, 'tokens' | 'rateLimit'>): M
     if (algorithm === 'fixed-window' && plan.windowSeconds !== undefined) shared = { kind: 'window', windowSeconds: plan.windowSeconds };
     else if (algorithm !== 'fixed-window' && plan.refillPerSecond !== undefined) shared = { kind: 'bucket', refillPerSecond: plan.refillPerSecond };
   }
-  if (shared) for (const token of [profile.tokens.rateLimit, ...(profile.tokens.rateLimitPool ?? [])]) if (token) plans.set(`Bearer ${token}`, shared);
+  const pool = [profile.tokens.rateLimit, ...(profile.tokens.rateLimitPool ?? [])];
+  if (shared) for (const token of pool) if (token) plans.set(callerKeyFor(token, credentials), shared);
   const slow = profile.tokens.rateLimitSlow;
-  if (slow && !isWindow(algorithm)) plans.set(`Bearer ${slow.token}`, { kind: 'bucket', refillPerSecond: slow.refillPerSecond });
+  if (slow && !isWindow(algorithm)) plans.set(callerKeyFor(slow.token, credentials), { kind: 'bucket', refillPerSecond: slow.refillPerSecond });
   return plans;
 }
 
@@ -55,11 +58,14 @@ export function plansOf(profile: Pick<TargetProfile, 'tokens' | 'rateLimit'>): M
 export class RemainingWatch {
   private readonly last = new Map<string, Seen[]>();
 
-  constructor(private readonly plans: ReadonlyMap<string, Plan>) {}
+  constructor(
+    private readonly plans: ReadonlyMap<string, Plan>,
+    private readonly credentials: Credentials = { scheme: 'bearer' },
+  ) {}
 
   /** Judges `response` against the earlier answers of the same caller, route and origin, then remembers it. */
   judge(response: HttpResponse, route: string): Judgement {
-    const authorization = response.request.headers.authorization;
+    const authorization = callerKeyOf(response.request, this.credentials);
     const plan = authorization === undefined ? undefined : this.plans.get(authorization);
     const { remaining, reset } = rateHeaders(response);
     if (plan === undefined || remaining === undefined || !Number.isFinite(remaining)) return 'not-applicable';

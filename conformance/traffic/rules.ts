@@ -14,6 +14,7 @@ import { getValidator } from '../../spec/schemas.ts';
 import type { RequirementId } from '../../spec/requirement-ids.ts';
 import { otherRateLimitFields, rateHeaders } from '../support/rate-limit.ts';
 import type { HttpResponse } from '../support/http.ts';
+import type { Credentials } from '../target/profile.ts';
 
 /** What a rule reads of an exchange: the request as sent and the whole response. */
 export type ObservedExchange = Pick<HttpResponse, 'status' | 'headers' | 'text' | 'json' | 'request'>;
@@ -25,6 +26,8 @@ export type Judgement = 'not-applicable' | 'holds' | { violation: string };
 export interface RuleContext {
   /** Bodies the profile declares invalid, with the fields a 422 must name (collections[].invalid). */
   invalidBodies: readonly { body: unknown; fields: readonly string[] }[];
+  /** How the API takes tokens (profile `credentials`, D-SHAPES); absent: the document's Bearer. */
+  credentials?: Credentials;
 }
 
 export interface ResponseRule {
@@ -159,8 +162,9 @@ const bearerChallenge: ResponseRule = {
   name: '401-has-bearer-challenge',
   requirement: 'AUTH-WWW-AUTHENTICATE',
   says: 'every 401 carries a Bearer challenge, with error="invalid_token" when a token was sent',
-  judge(exchange) {
-    if (exchange.status !== 401) return notApplicable;
+  judge(exchange, context) {
+    // An API that takes another scheme fails AUTH-BEARER-HEADER once; its 401s are not held to a Bearer challenge (D-FINDINGS).
+    if (exchange.status !== 401 || (context.credentials?.scheme ?? 'bearer') !== 'bearer') return notApplicable;
     const challenge = exchange.headers['www-authenticate'];
     if (challenge === undefined || !BEARER_CHALLENGE.test(challenge)) return violation(`a 401 with WWW-Authenticate ${shown(challenge)}`);
     const sentToken = BEARER_CREDENTIAL.test(exchange.request.headers.authorization ?? '');

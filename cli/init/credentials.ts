@@ -1,0 +1,92 @@
+/**
+ * How the API takes its tokens and which parameters it requires, read from the document (D-SHAPES):
+ * the profile's `credentials` from the security scheme the operations name, and each collection's
+ * `parameters` from the header and query parameters its operations mark required, with a value from
+ * the document (example, default, first enum value) or a TODO naming the parameter.
+ */
+import type { OpenApiDocument, Operation, Parameter, PathItem } from '../../conformance/openapi/document.ts';
+import type { Credentials, RequiredParameters } from '../../conformance/target/profile.ts';
+
+/** Headers the suite sets itself on every request that needs them. */
+const SET_BY_THE_SUITE = new Set(['authorization', 'content-type', 'content-length', 'idempotency-key', 'host', 'cookie']);
+
+/** The scheme names the document's operations require, most used first. */
+function schemesInUse(doc: OpenApiDocument): string[] {
+  const counts = new Map<string, number>();
+  const count = (requirements: Record<string, string[]>[] | undefined): void => {
+    for (const requirement of requirements ?? []) for (const name of Object.keys(requirement)) counts.set(name, (counts.get(name) ?? 0) + 1);
+  };
+  count(doc.security);
+  for (const item of Object.values(doc.paths ?? {})) for (const op of Object.values(item) as (Operation | undefined)[]) count(op?.security);
+  return [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([name]) => name);
+}
+
+/**
+ * The profile's `credentials` (undefined for the document's own Bearer, or where no scheme is used)
+ * and a note saying which scheme was read.
+ */
+export function credentialsFrom(doc: OpenApiDocument): { credentials?: Credentials; note?: string } {
+  const schemes = doc.components?.securitySchemes ?? {};
+  for (const name of schemesInUse(doc)) {
+    const scheme = schemes[name];
+    if (!scheme) continue;
+    const httpScheme = String(scheme.scheme ?? '').toLowerCase();
+    if ((scheme.type === 'http' && httpScheme === 'bearer') || scheme.type === 'oauth2' || scheme.type === 'openIdConnect') return {};
+    if (scheme.type === 'http' && httpScheme === 'basic') {
+      const note = `security scheme ${name} is HTTP Basic: credentials.scheme "basic" (each token is the base64 of user:password)`;
+      return { credentials: { scheme: 'basic' }, note };
+    }
+    // A key "in the header Authorization" is what documents such as Apideck's declare for `Authorization: Bearer <key>`.
+    if (scheme.type === 'apiKey' && scheme.in === 'header' && scheme.name?.toLowerCase() === 'authorization') {
+      return { note: `security scheme ${name} is an API key in the Authorization header: sent as a bearer token (Authorization: Bearer <token>)` };
+    }
+    if (scheme.type === 'apiKey' && (scheme.in === 'header' || scheme.in === 'query') && scheme.name) {
+      return {
+        credentials: { scheme: 'apiKey', in: scheme.in, name: scheme.name },
+        note:
+          `security scheme ${name} is an API key in the ${scheme.in} "${scheme.name}": credentials written so ` +
+          '(AUTH-BEARER-HEADER fails once; the other checks send the key)',
+      };
+    }
+  }
+  return {};
+}
+
+/** The value the document gives a parameter, or a TODO marker naming it. */
+function valueOf(parameter: Parameter, where: string): string {
+  const schema = (typeof parameter.schema === 'object' && parameter.schema !== null ? parameter.schema : {}) as Record<string, unknown>;
+  const enumValue = Array.isArray(schema.enum) ? schema.enum[0] : undefined;
+  const examples = schema.examples;
+  const value = parameter.example ?? schema.example ?? (Array.isArray(examples) ? examples[0] : undefined) ?? schema.default ?? enumValue;
+  return value === undefined || value === null ? `TODO: a value of the required ${parameter.in} parameter ${parameter.name} (${where})` : String(value);
+}
+
+/**
+ * The header and query parameters the operations of a collection (`collection`, its item `item`) mark
+ * required, but those the suite sets itself and the API key the credentials carry.
+ */
+export function requiredParametersOf(
+  collection: PathItem,
+  item: PathItem | undefined,
+  path: string,
+  credentials?: Credentials,
+): RequiredParameters | undefined {
+  const headers: Record<string, string> = {};
+  const query: Record<string, string> = {};
+  const key = credentials?.scheme === 'apiKey' ? credentials.name.toLowerCase() : undefined;
+  for (const pathItem of [collection, item]) {
+    if (!pathItem) continue;
+    const operations = [pathItem.get, pathItem.post, pathItem.put, pathItem.delete].filter((op): op is Operation => op !== undefined);
+    const declared = [...(pathItem.parameters ?? []), ...operations.flatMap((op) => op.parameters ?? [])];
+    for (const parameter of declared) {
+      if (parameter.required !== true || parameter.name.toLowerCase() === key) continue;
+      if (parameter.in === 'header' && !SET_BY_THE_SUITE.has(parameter.name.toLowerCase())) headers[parameter.name] ??= valueOf(parameter, path);
+      if (parameter.in === 'query') query[parameter.name] ??= valueOf(parameter, path);
+    }
+  }
+  const found: RequiredParameters = {
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    ...(Object.keys(query).length > 0 ? { query } : {}),
+  };
+  return Object.keys(found).length > 0 ? found : undefined;
+}
