@@ -18,8 +18,13 @@ import { KNOWN_VERDICTS } from './known-verdicts.ts';
 
 export interface MatrixCell {
   outcome: Outcome;
-  /** The first failing check, for a failure or a warning. */
+  /** The first failing check, for a failure or a warning; the measurement, for a timing too late to judge (D-CLIENT-TIMING). */
   evidence?: string;
+}
+
+/** Whether a requirement was left unjudged because the machine was too late to judge its timing (D-CLIENT-TIMING). */
+export function isInconclusive(result: { outcome: Outcome; reason?: string } | undefined): boolean {
+  return result?.outcome === 'skipped' && (result.reason ?? '').startsWith('inconclusive');
 }
 
 export interface MatrixColumn {
@@ -78,7 +83,8 @@ export async function runMatrix(options: { clients?: MatrixClient[]; log?: (line
     for (const { client, certification } of certifications) {
       const result = certification.results.requirements.find((r) => r.id === req.id);
       const outcome = result?.outcome ?? 'skipped';
-      cells[client.name] = outcome === 'failed' || outcome === 'warning' ? { outcome, evidence: oneLine(result?.reason ?? '') } : { outcome };
+      const told = outcome === 'failed' || outcome === 'warning' || isInconclusive(result);
+      cells[client.name] = told ? { outcome, evidence: oneLine(result?.reason ?? '') } : { outcome };
     }
     return { id: req.id, level: req.level, cells };
   });
