@@ -3,8 +3,9 @@
 // A phase that never wrote its report (type-check or lint failed first) counts as one failure.
 import { readFileSync, existsSync } from 'node:fs';
 
-// The reports of the two phases of `npm test` (playwright.config.ts), unless others are named.
-const files = process.argv.length > 2 ? process.argv.slice(2) : ['test-results/report-timing.json', 'test-results/report-others.json'];
+// The reports of the three phases of `npm test` (playwright.config.ts), unless others are named.
+const phases = ['timing', 'matrix', 'others'];
+const files = process.argv.length > 2 ? process.argv.slice(2) : phases.map((phase) => `test-results/report-${phase}.json`);
 let passed = 0;
 let failed = 0;
 let skipped = 0;
