@@ -221,9 +221,12 @@ test.describe('timings too late to judge (D-CLIENT-TIMING)', () => {
     expect(lines.filter((l) => l.startsWith('timer lateness too large to judge'))).toHaveLength(MAX_PLAYS - 1);
     const jitter = results.requirements.find((r) => r.id === 'CLIENT-BACKOFF-JITTER');
     expect(jitter?.outcome).toBe('skipped');
-    // 7 waits after a second attempt per play (3 + 2 + 2), 3 plays.
-    expect(jitter?.reason).toMatch(/^inconclusive: only 0 of 21 waits after a second attempt ended at moments with at most 25 ms of timer lateness/);
-    expect(jitter?.reason).toContain('400 ms, 400 ms');
+    // 7 waits after a second attempt per play (3 + 2 + 2), 3 plays: none at a quiet moment, so the randomness is
+    // inconclusive; on a loaded machine the range check may find a jitter above 1 s first, just as inconclusive.
+    expect(jitter?.reason).toMatch(
+      /^inconclusive: (only 0 of 21 waits after a second attempt ended at moments with at most 25 ms of timer lateness|jitters above 1 s at moments of more than 250 ms of timer lateness)/,
+    );
+    expect(jitter?.reason).toContain('400 ms');
     expect(jitter?.reason).toContain(`(played ${MAX_PLAYS} times, each too late to judge)`);
     expect(jitter?.tests.map((t) => t.status)).toEqual(['passed', 'skipped']);
     const warning = (scenario: string): string =>
