@@ -531,13 +531,11 @@ test(
       const reset = lastReject ? (rateHeaders(lastReject).reset ?? 0) : 0;
       refilled = lastReject && performance.now() < lastReject.sentAt + Math.max(0, reset - 1) * 1000 ? 0 : policy.capacity;
     }
-    if (still.status !== 429) {
-      // Without Remaining on an admitted answer (the fields on the 429 only, D-SHAPES), its admission alone
-      // says the caller regained a token: it must have earned one.
-      const { remaining } = rateHeaders(still);
-      const unearned = `the exhausted caller was admitted without having earned a token: ${exchangeText(still)}`;
-      if (remaining === undefined) expect(refilled, unearned).toBeGreaterThanOrEqual(1);
-      else expect(remaining, `the exhausted caller regained at most its own refill (${refilled}): ${exchangeText(still)}`).toBeLessThanOrEqual(refilled);
+    // Without Remaining on an admitted answer (the fields on the 429 only, D-SHAPES) the admission alone says
+    // nothing: the 429 left a fraction of a token, which may complete at any moment after it.
+    const { remaining } = rateHeaders(still);
+    if (still.status !== 429 && remaining !== undefined) {
+      expect(remaining, `the exhausted caller regained at most its own refill (${refilled}): ${exchangeText(still)}`).toBeLessThanOrEqual(refilled);
     }
   },
 );
