@@ -12,18 +12,13 @@ import { exchangeText, problemIssues } from '../support/problem.ts';
 import { Target } from '../support/target.ts';
 import { fillTemplate } from '../support/template.ts';
 import { succeeded } from '../support/collection.ts';
-import { catchInFlight, countItems, freshKey, idempotentEndpointOf, keyed } from '../support/idempotency.ts';
+import { catchInFlight, countItems, freshKey, idempotentEndpointOf, isStoredResult, keyed } from '../support/idempotency.ts';
 import { skipCheck } from '../support/skip.ts';
 import type { IdempotentEndpoint } from '../support/idempotency.ts';
 import { idOf as shapedIdOf } from '../support/shape.ts';
 
 // In file order in one worker: the checks hold the counting caller one after another anyway.
 test.describe.configure({ mode: 'default' });
-
-/** Whether `answer` is the stored result of `first`: its status and body (D-IDEMPOTENCY). */
-function storedResult(answer: HttpResponse, first: HttpResponse): boolean {
-  return answer.status === first.status && JSON.stringify(answer.json) === JSON.stringify(first.json);
-}
 
 /** What names the created item: its id where the collection's shape puts it (D-SHAPES), else its Location. */
 function idOf(response: HttpResponse, e: IdempotentEndpoint): unknown {
@@ -107,7 +102,7 @@ test(
     // The document does not show the answer: any 4xx refusal is allowed (Stripe answers 400), and so is
     // the stored result ("When the same key arrives again, it returns the stored result"); the project's
     // 422 (draft-ietf-httpapi-idempotency-key-header) is IDEMPOTENCY-REUSE-422 (D-SUITE-TRUST, D-IDEMPOTENCY).
-    if (!storedResult(reused, first)) {
+    if (!isStoredResult(reused, first)) {
       expect(reused.status >= 400 && reused.status < 500, `a 4xx or the stored result: ${exchangeText(reused)}`).toBe(true);
       expect(problemIssues(reused)).toEqual([]);
     }

@@ -52,6 +52,11 @@ export function idempotentEndpointOf(profile: TargetProfile, caller: Client): Id
   };
 }
 
+/** Whether `answer` is the stored result of `first`, its status and body: what a key arriving again may get (D-IDEMPOTENCY). */
+export function isStoredResult(answer: HttpResponse, first: HttpResponse): boolean {
+  return answer.status === first.status && JSON.stringify(answer.json) === JSON.stringify(first.json);
+}
+
 /** A key no request has used yet. */
 export function freshKey(): string {
   return `hac-${uniqueValue()}`;

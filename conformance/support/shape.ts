@@ -38,8 +38,7 @@ export function representationOf(body: unknown, of: Shaped = {}): unknown {
 
 /** The id of a representation inside an item answer's body: a number or a non-empty string, else undefined. */
 export function idOf(body: unknown, of: Shaped = {}): number | string | undefined {
-  const id = pointerGet(representationOf(body, of), of.shape?.id ?? '/id');
-  return typeof id === 'number' || (typeof id === 'string' && id !== '') ? id : undefined;
+  return listedIdOf(representationOf(body, of), of);
 }
 
 /** The items of a listing's body: at `shape.items`, else the body when it is an array, else its `items`. */
@@ -49,7 +48,7 @@ export function listedItems(body: unknown, of: Shaped = {}): Record<string, unkn
   return Array.isArray(items) ? (items as Record<string, unknown>[]) : undefined;
 }
 
-/** The id of a listed item (the representation's own id pointer, applied to the item as listed). */
+/** The id of a representation, or of a listed item (the same id pointer): a number or a non-empty string, else undefined. */
 export function listedIdOf(item: unknown, of: Shaped = {}): number | string | undefined {
   const id = pointerGet(item, of.shape?.id ?? '/id');
   return typeof id === 'number' || (typeof id === 'string' && id !== '') ? id : undefined;
