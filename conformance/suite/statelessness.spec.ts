@@ -9,7 +9,7 @@ import { req } from '../support/requirement.ts';
 import { exchangeText } from '../support/problem.ts';
 import { fillTemplate } from '../support/template.ts';
 import { succeeded } from '../support/collection.ts';
-import { freshKey, isStoredResult, keyed, NO_IDEMPOTENT_ENDPOINT } from '../support/idempotency.ts';
+import { CONCURRENT_WAVES, freshKey, isStoredResult, keyed, NO_IDEMPOTENT_ENDPOINT } from '../support/idempotency.ts';
 import type { Target } from '../support/target.ts';
 import type { HttpResponse } from '../support/http.ts';
 import { skipCheck } from '../support/skip.ts';
@@ -91,12 +91,19 @@ test(
     const idem = instances[0].profile.idempotency;
     if (idem === undefined) skipCheck(NO_IDEMPOTENT_ENDPOINT);
     const body = fillTemplate(idem.body);
-    const key = freshKey();
     const instance = (i: number): Target => instances[i % instances.length] as Target;
-    const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => instance(i).client.post(idem.path, body, keyed(key))));
-    const successes = responses.filter((r) => r.status < 300);
-    for (const r of responses.filter((x) => x.status >= 300)) expect(r.status, exchangeText(r)).toBe(409);
-    expect(successes.length).toBeGreaterThanOrEqual(1);
-    expect(new Set(successes.map((r) => JSON.stringify(r.json))).size, 'every instance answered the same result').toBe(1);
+    // As on one instance: the first wave that shows a defect is judged (a busy machine may serialise one).
+    for (let wave = 1; wave <= CONCURRENT_WAVES; wave += 1) {
+      const key = freshKey();
+      const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => instance(i).client.post(idem.path, body, keyed(key))));
+      const successes = responses.filter((r) => r.status < 300);
+      const others = responses.filter((r) => r.status >= 300);
+      const results = new Set(successes.map((r) => JSON.stringify(r.json))).size;
+      if (successes.length > 0 && others.every((r) => r.status === 409) && results === 1 && wave < CONCURRENT_WAVES) continue;
+      for (const r of others) expect(r.status, `wave ${wave}: ${exchangeText(r)}`).toBe(409);
+      expect(successes.length, `wave ${wave}: at least one request ran`).toBeGreaterThanOrEqual(1);
+      expect(results, `wave ${wave}: every instance answered the same result (${successes.slice(0, 2).map(exchangeText).join('; ')})`).toBe(1);
+      return;
+    }
   },
 );

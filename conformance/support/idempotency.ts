@@ -52,6 +52,13 @@ export function idempotentEndpointOf(profile: TargetProfile, caller: Client): Id
   };
 }
 
+/**
+ * A race shows only when the requests overlap, and a busy machine may serialise one wave of them:
+ * up to this many waves are sent, each with a fresh key, and the first wave that shows a defect is
+ * the one judged (provoke where defects hide; a conforming server passes every wave).
+ */
+export const CONCURRENT_WAVES = 4;
+
 /** Whether `answer` is the stored result of `first`, its status and body: what a key arriving again may get (D-IDEMPOTENCY). */
 export function isStoredResult(answer: HttpResponse, first: HttpResponse): boolean {
   return answer.status === first.status && JSON.stringify(answer.json) === JSON.stringify(first.json);
