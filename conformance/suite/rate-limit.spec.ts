@@ -448,18 +448,38 @@ test(
     // machine can miss, so it gets up to three rounds (each from a fresh exhaustion). The retry goes
     // 20 ms after the announced time: the header has whole seconds, the margin covers timer slack.
     // A window's Retry-After is the time to its end: one round shows it.
+    // A refused retry after a burst request was admitted behind the 429 is inconclusive, and played again.
     const oneToken = isWindow(policy.algorithm) ? 0 : oneTokenSeconds(policy);
+    let inconclusive: string | undefined;
     for (let round = 1; round <= 3; round += 1) {
       const rejected = await bucket.rejected(profile.rateLimit?.capacity);
       const { retryAfter } = rateHeaders(rejected);
       expect(Number.isInteger(retryAfter), exchangeText(rejected)).toBe(true);
       await waitFor(rejected.receivedAt + (retryAfter ?? 0) * 1000 + 20 - performance.now(), `Retry-After ${retryAfter ?? 0} s of a 429`);
       const next = await bucket.probe();
+      if (next.status === 429) {
+        inconclusive = await stragglersExplain(bucket, rejected);
+        if (inconclusive !== undefined) continue;
+      }
       expect(next.status, `round ${round}, after waiting Retry-After ${retryAfter} s: ${exchangeText(next)}`).not.toBe(429);
-      if ((retryAfter ?? 0) >= oneToken) break;
+      if ((retryAfter ?? 0) >= oneToken) return;
+      inconclusive = undefined;
     }
+    if (inconclusive !== undefined) skipCheck(`inconclusive: in 3 rounds ${inconclusive}`);
   },
 );
+
+/**
+ * Why a refused retry at Retry-After proves nothing, if it does not (undefined): requests of the same
+ * burst admitted after the 429 arrived, each of which may have taken a token refilled meanwhile.
+ */
+async function stragglersExplain(bucket: Bucket, rejected: HttpResponse): Promise<string | undefined> {
+  const late = await bucket.admittedAfter(rejected);
+  if (late.length === 0) return undefined;
+  const after = ((late[late.length - 1] as HttpResponse).receivedAt - rejected.receivedAt).toFixed(0);
+  const what = `${late.length} request(s) of the same burst were admitted behind the 429 (the last ${after} ms later)`;
+  return `the retry was refused after ${what}, taking tokens refilled meanwhile`;
+}
 
 /** The longest Retry-After the slow-plan check waits out (D-TRAFFIC: a constant 1 s is the lie it disproves). */
 const SLOW_PLAN_LONGEST_WAIT_SECONDS = 5;
@@ -485,6 +505,8 @@ test(
     }
     await waitFor(rejected.receivedAt + retryAfter * 1000 + 20 - performance.now(), `Retry-After ${retryAfter} s of a 429 on the slow-refill plan`);
     const next = await bucket.probe();
+    const explained = next.status === 429 ? await stragglersExplain(bucket, rejected) : undefined;
+    if (explained !== undefined) skipCheck(`inconclusive: ${explained}`);
     const plan = `${policy.refillPerSecond} tokens/s, one token in ${oneTokenSeconds(policy)} s`;
     expect(next.status, `after waiting Retry-After ${retryAfter} s on a plan of ${plan}: ${exchangeText(next)}`).not.toBe(429);
   },

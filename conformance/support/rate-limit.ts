@@ -126,6 +126,18 @@ export class Bucket {
     private readonly capacityHint?: number,
   ) {}
 
+  /** Every request of the latest exhausting round, settled: `exhaust` returns at the first 429 while the rest run on. */
+  private lastRound: Promise<HttpResponse[]> = Promise.resolve([]);
+
+  /**
+   * The requests of the latest exhausting round admitted after `rejected` arrived, once all of them
+   * have settled: each may have taken a token refilled after the 429 was decided, so a retry at its
+   * Retry-After that is refused proves nothing (a busy machine delays the stragglers of a burst).
+   */
+  async admittedAfter(rejected: HttpResponse): Promise<HttpResponse[]> {
+    return (await this.lastRound).filter((r) => r.status !== 429 && r.receivedAt > rejected.receivedAt);
+  }
+
   /** Sends one probe request (no 429 waiting). */
   async probe(client: Client = this.client): Promise<HttpResponse> {
     const response = await client.get(this.probePath);
@@ -177,7 +189,9 @@ export class Bucket {
     // a round's answers lets a leaky bucket's queue drain meanwhile, so what it announced is stale.
     for (let round = 0; round < 5; round += 1) {
       const left = round === 0 && remaining !== undefined && Number.isFinite(remaining) ? remaining : limit;
-      const responses = await untilRejected(Array.from({ length: Math.min(left + 3, limit * 3 + 50) }, () => this.probe()));
+      const requests = Array.from({ length: Math.min(left + 3, limit * 3 + 50) }, () => this.probe());
+      this.lastRound = Promise.allSettled(requests).then((all) => all.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])));
+      const responses = await untilRejected(requests);
       all.push(...responses);
       if (responses.some((r) => r.status === 429)) return all;
     }
