@@ -20,6 +20,7 @@ import {
   inconclusive,
   oneTokenSeconds,
   otherRateLimitFields,
+  perRouteLimit,
   rateHeaders,
   refillRateBounds,
   remainingRiseAllowance,
@@ -28,7 +29,7 @@ import {
 import { isWindow } from '../target/profile.ts';
 import type { TargetProfile } from '../target/profile.ts';
 import type { Target } from '../support/target.ts';
-import type { Admissions, Bucket, Policy } from '../support/rate-limit.ts';
+import type { Admissions, Bucket, PerRouteMeasure, Policy } from '../support/rate-limit.ts';
 import { expect, noToken, test } from '../support/rate-limit-fixtures.ts';
 import { fillTemplate, uniqueValue } from '../support/template.ts';
 import { skipCheck } from '../support/skip.ts';
@@ -253,6 +254,20 @@ test('unknown paths and errors count against the caller too', req('RATE-LIMIT-EV
 });
 
 test(
+  'a caller refused on one route is refused on the others: one limit per caller, not one per route',
+  req('RATE-LIMIT-EVERY-ROUTE', '@rate-limit'),
+  async ({ profile, bucket, policy }) => {
+    const other = otherRouteOf(profile, bucket);
+    if (other === undefined) skipCheck(`the profile names no GET route besides ${bucket.probePath} (collections[].methods)`);
+    const refused = await bucket.rejected(profile.rateLimit?.capacity);
+    const measure = await perRouteLimit(bucket, refused, other, policy);
+    if (measure.verdict === 'inconclusive') skipCheck(measure.text);
+    const shown = measure.burst.find((r) => r.status !== 429) ?? measure.again;
+    expect(measure.verdict, `${measure.text}: ${exchangeText(shown)}`).toBe('one-limit');
+  },
+);
+
+test(
   'two instances share one limit: a burst split across them admits the capacity once',
   req('RATE-LIMIT-SHARED-STORE', '@rate-limit', '@multi-target'),
   async ({ sharedBuckets }) => {
@@ -279,17 +294,26 @@ test(
  * `admitted` when the request right after a 429 found a refilled token three times.
  */
 async function keyAfter429(
-  { target, profile, limitedToken, bucket }: { target: Target; profile: TargetProfile; limitedToken: string; bucket: Bucket },
-): Promise<{ fate: 'unused' | 'stored-429' | 'processed' | 'limited'; rejected: HttpResponse; later: HttpResponse } | { fate: 'admitted' }> {
+  { target, profile, limitedToken, bucket, policy }: { target: Target; profile: TargetProfile; limitedToken: string; bucket: Bucket; policy: Policy },
+): Promise<
+  | { fate: 'unused' | 'stored-429' | 'processed' | 'limited'; rejected: HttpResponse; later: HttpResponse }
+  | { fate: 'admitted'; since: number[] }
+  | { fate: 'per-route'; evidence: PerRouteMeasure }
+> {
   const idem = profile.idempotency as NonNullable<TargetProfile['idempotency']>;
+  const since: number[] = [];
   for (let attempt = 1; attempt <= 3; attempt += 1) {
     const exhausted = await bucket.rejected(profile.rateLimit?.capacity);
     const key = `hac-${uniqueValue()}`;
     const body = fillTemplate(idem.body);
     const rejected = await bucket.client.post(idem.path, body, { headers: { 'idempotency-key': key } });
     if (rejected.status !== 429) {
-      const since = ((rejected.sentAt - exhausted.receivedAt) / 1000).toFixed(2);
-      expect(rejected.status, `admitted only when a token refilled since the 429 (${since} s): ${exchangeText(rejected)}`).toBeLessThan(300);
+      since.push((rejected.sentAt - exhausted.receivedAt) / 1000);
+      expect(rejected.status, `admitted only when a token refilled since the 429 (${since.at(-1)?.toFixed(2)} s): ${exchangeText(rejected)}`).toBeLessThan(300);
+      // Admitted on another route than the one spent: a refilled token, or a limit per route, which a burst tells apart.
+      const other = otherRouteOf(profile, bucket);
+      const measure = other === undefined ? undefined : await perRouteLimit(bucket, exhausted, other, policy);
+      if (measure?.verdict === 'per-route') return { fate: 'per-route', evidence: measure };
       continue;
     }
     // The caller waits out the 429's Retry-After (at least 1 s: a rounded-down 0 is RATE-LIMIT-RETRY-AFTER-HONEST's
@@ -318,8 +342,25 @@ async function keyAfter429(
     const same = await target.as(limitedToken).post(idem.path, body, { headers: { 'idempotency-key': key } });
     return same.status >= 200 && same.status < 300 ? { fate: 'processed', rejected, later: same } : { fate: 'stored-429', rejected, later: same };
   }
-  return { fate: 'admitted' };
+  return { fate: 'admitted', since };
 }
+
+/** A GET route of the profile other than the bucket's own, where a limit per route shows (RATE-LIMIT-EVERY-ROUTE). */
+function otherRouteOf(profile: TargetProfile, bucket: Bucket): string | undefined {
+  return profile.collections.find((c) => c.methods.includes('GET') && c.path !== bucket.probePath && c.auth?.read !== false)?.path
+    ?? profile.collections.find((c) => c.methods.includes('GET') && c.path !== bucket.probePath)?.path;
+}
+
+/** Why the keyed request after a 429 was never refused, with what was measured (a skip never blames the machine without it). */
+function admittedEachTime(since: readonly number[], policy: Policy): string {
+  const times = since.map((s) => `${s.toFixed(2)} s`).join(', ');
+  return `inconclusive: in ${since.length} rounds the request right after a 429 was admitted (${times} after it; one token refills in ` +
+    `${(1 / policy.refillPerSecond).toFixed(2)} s at ${policy.refillPerSecond} tokens/s, and a fraction left by the 429 may complete sooner), ` +
+    'and a burst on another route showed no limit per route';
+}
+
+/** The skip of a check that needs one limit per caller on an API that limits per route: RATE-LIMIT-EVERY-ROUTE reports it. */
+const perRouteSkip = (evidence: PerRouteMeasure): string => `${evidence.text} (RATE-LIMIT-EVERY-ROUTE reports it; this check needs one limit per caller)`;
 
 /** The longest refill keyAfter429 waits out before asking a refused key again. */
 const LONGEST_REFILL_SECONDS = 30;
@@ -339,23 +380,26 @@ function fullRefillSeconds(profile: TargetProfile, response: HttpResponse): numb
 const STILL_LIMITED =
   'inconclusive: the key was refused again once the whole bucket or window had refilled, and so was a fresh key right after: the caller is still limited ' +
   '(or its refill is unknown or over 30 s)';
-const admittedEachTime = 'inconclusive: in 3 rounds the request right after a 429 found a refilled token each time (a slow machine or network)';
 
 test(
   'a request over the limit is a 429 and is not processed',
   req('RATE-LIMIT-429', '@rate-limit', '@smoke'),
-  async ({ target, profile, limitedToken, bucket }) => {
+  async ({ target, profile, limitedToken, bucket, policy }) => {
     if (!profile.idempotency) {
-      // Without a keyed endpoint only the 429 itself is checked: three rounds, as a token may refill.
+      // Without a keyed endpoint only the 429 itself is checked, on the bucket's own route: three rounds, as a token may refill.
+      const since: number[] = [];
       for (let attempt = 1; attempt <= 3; attempt += 1) {
-        await bucket.rejected(profile.rateLimit?.capacity);
-        if ((await bucket.probe()).status === 429) return;
+        const rejected = await bucket.rejected(profile.rateLimit?.capacity);
+        const next = await bucket.probe();
+        if (next.status === 429) return;
+        since.push((next.sentAt - rejected.receivedAt) / 1000);
       }
-      skipCheck(admittedEachTime);
+      skipCheck(admittedEachTime(since, policy).replace(', and a burst on another route showed no limit per route', ''));
     }
     // A rejected keyed request must not have run: its own body with its key later finds no 2xx result.
-    const after = await keyAfter429({ target, profile, limitedToken, bucket });
-    if (after.fate === 'admitted') skipCheck(admittedEachTime);
+    const after = await keyAfter429({ target, profile, limitedToken, bucket, policy });
+    if (after.fate === 'per-route') skipCheck(perRouteSkip(after.evidence));
+    if (after.fate === 'admitted') skipCheck(admittedEachTime(after.since, policy));
     if (after.fate === 'limited') skipCheck(`${STILL_LIMITED}: ${exchangeText(after.later)}`);
     if (after.fate === 'processed')
       expect(after.later.status, `the request answered 429 was processed: its body with its key now gets its result: ${exchangeText(after.later)}`).toBe(429);
@@ -365,10 +409,11 @@ test(
 test(
   'a 429 is not stored under the Idempotency-Key: the retry the client is told to make runs the request',
   req('IDEMPOTENCY-429-NOT-STORED', '@idempotency', '@rate-limit'),
-  async ({ target, profile, limitedToken, bucket }) => {
+  async ({ target, profile, limitedToken, bucket, policy }) => {
     if (!profile.idempotency) skipCheck('the profile names no idempotent endpoint (idempotency)');
-    const after = await keyAfter429({ target, profile, limitedToken, bucket });
-    if (after.fate === 'admitted') skipCheck(admittedEachTime);
+    const after = await keyAfter429({ target, profile, limitedToken, bucket, policy });
+    if (after.fate === 'per-route') skipCheck(perRouteSkip(after.evidence));
+    if (after.fate === 'admitted') skipCheck(admittedEachTime(after.since, policy));
     // One defect, one finding: a 429 whose work was done is RATE-LIMIT-429's.
     if (after.fate === 'processed') skipCheck('the request answered 429 was processed (RATE-LIMIT-429 reports it)');
     if (after.fate === 'limited') skipCheck(`${STILL_LIMITED}: ${exchangeText(after.later)}`);

@@ -95,9 +95,14 @@ function entryOf(response: HttpResponse): Noted | undefined {
 
 /** `exchangeText(response)` printed `text` for `response` into a message (support/problem.ts). */
 export function noteDescribed(response: HttpResponse, text: string): void {
-  const entry = entryOf(response);
-  // The first line up to 60 characters of the body: enough to tell two answers to one URL apart.
-  if (!entry) return;
+  let entry = entryOf(response);
+  if (!entry) {
+    // Dropped past KEPT (a property's counterexample, hundreds of requests before the end): described, it is evidence again.
+    entry = { request: response.request, startedAt: Date.now(), response, answeredTick: (tick += 1) };
+    noted.push(entry);
+    bound();
+  }
+  // The first line up to 200 characters: enough to tell two answers to one URL apart.
   entry.described = normalised(text.split('\n')[0]?.slice(0, 200) ?? text);
   entry.describedTick = tick += 1;
 }

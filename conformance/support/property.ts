@@ -1,12 +1,14 @@
 /**
  * Runs a fast-check property against the target. A failure names the seed and path with the command
  * that replays exactly that case (HAC_FC_SEED and HAC_FC_PATH, support/replay.ts), the shrunk
- * counterexample, why it failed, and a curl command reproducing the failing request.
+ * counterexample, its exchange (with a curl command reproducing it) and why it failed. The exchange is
+ * the failure's evidence (D-FINDINGS): shrinking sends passing cases after it, and a finding's headline
+ * must name the counterexample's request, not the last one sent.
  */
 import { test } from '@playwright/test';
 import fc from 'fast-check';
-import { curlFor } from './curl.ts';
 import type { HttpResponse } from './http.ts';
+import { exchangeText } from './problem.ts';
 import { replayCommand } from './replay.ts';
 import { runEnvironment } from '../run-environment.ts';
 
@@ -54,7 +56,7 @@ export async function assertProperty<T>(
     `  seed: ${details.seed}  path: ${counterexamplePath}`,
     `  replay: ${replay}`,
     `  counterexample: ${fc.stringify(details.counterexample?.[0])}`,
-    `  reproduce: ${lastFailing?.response ? curlFor(lastFailing.response.request) : '(no request was sent)'}`,
+    `  exchange: ${lastFailing?.response ? exchangeText(lastFailing.response) : '(no request was sent)'}`,
     `  reason: ${reason.split('\n').slice(0, 12).join('\n          ')}`,
   ];
   throw new Error(lines.join('\n'));

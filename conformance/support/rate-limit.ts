@@ -209,6 +209,64 @@ export class Bucket {
   }
 }
 
+/**
+ * A burst on another route right after a 429 (D-RATE-LIMIT: the limit is per caller): `per-route` when
+ * one bucket per caller could not have admitted what was admitted, `one-limit` when it could, and
+ * `inconclusive` when the measurement took so long that a refill explains even a whole burst.
+ */
+export interface PerRouteMeasure {
+  verdict: 'per-route' | 'one-limit' | 'inconclusive';
+  /** The burst on the other route, sent right after the 429. */
+  burst: HttpResponse[];
+  /** The bucket's own route asked again after the burst. */
+  again: HttpResponse;
+  /** What one bucket could have admitted meanwhile: the whole tokens refilled since the 429 left, + 1 for a fraction completing. */
+  allowance: number;
+  /** What was measured, in words: the finding's, or the skip's. */
+  text: string;
+}
+
+/**
+ * How many requests the per-route burst sends: the capacity, at most 10 (a bucket per route starts
+ * full; the more it sends, the longer a refill would have to be to explain it on a busy machine).
+ */
+const PER_ROUTE_BURST = 10;
+
+/**
+ * Measures whether the limiter counts per route rather than per caller: right after `refused` (a 429
+ * on the bucket's own route), a burst on `otherPath` and one more request on the bucket's own route,
+ * against the whole tokens one bucket can have refilled meanwhile (from the 429's request leaving to the
+ * last answer, + 1 for the fraction the 429 left). A window gives everything back when it ends, so there
+ * the bucket's own route must also still be refused after the burst.
+ */
+export async function perRouteLimit(
+  bucket: Bucket,
+  refused: HttpResponse,
+  otherPath: string,
+  policy: Pick<Policy, 'refillPerSecond' | 'algorithm' | 'capacity'>,
+): Promise<PerRouteMeasure> {
+  const size = Math.max(2, Math.min(policy.capacity, PER_ROUTE_BURST));
+  const burst = await Promise.all(Array.from({ length: size }, () => bucket.client.get(otherPath)));
+  const again = await bucket.probe();
+  const allowance = wholeRefills(again.receivedAt - refused.flushedAt, policy) + 1;
+  const got = admitted(burst) + admitted([again]);
+  const route = (r: HttpResponse): string => `${r.request.method} ${new URL(r.request.url).pathname}`;
+  const ms = (again.receivedAt - refused.receivedAt).toFixed(0);
+  const after = again.status === 429 ? 'was still refused after them' : 'was admitted after them';
+  const measured =
+    `right after ${route(refused)} answered 429, ${admitted(burst)} of ${burst.length} ${route(burst[0] as HttpResponse)} were admitted ` +
+    `and ${route(again)} ${after}, within ${ms} ms (one limit per caller refills at most ${allowance} meanwhile, at ${policy.refillPerSecond} tokens/s)`;
+  const verdict = (): PerRouteMeasure['verdict'] => {
+    if (isWindow(policy.algorithm)) return again.status === 429 && admitted(burst) > 1 ? 'per-route' : 'one-limit';
+    if (got > allowance) return 'per-route';
+    return allowance >= size + 1 ? 'inconclusive' : 'one-limit';
+  };
+  const v = verdict();
+  const text = v === 'per-route' ? `this API limits per route; the document's rate limit is per caller: ${measured}`
+    : v === 'inconclusive' ? `inconclusive: a limit per route cannot be told from a refill: ${measured}` : measured;
+  return { verdict: v, burst, again, allowance, text };
+}
+
 /** Counts admitted (non-429) responses. */
 export function admitted(responses: HttpResponse[]): number {
   return responses.filter((r) => r.status !== 429).length;

@@ -75,6 +75,52 @@ async function checkSlowValue(profile: TargetProfile, base: string): Promise<Fea
   ];
 }
 
+/** What a refusal says of the body it refused: the problem's `errors` (field and message), else its `detail`, else the start of its body. */
+function refusalText(response: HttpResponse): string {
+  const body = response.json as { detail?: unknown; errors?: unknown; title?: unknown } | undefined;
+  if (Array.isArray(body?.errors) && body.errors.length > 0) {
+    const shown = body.errors.slice(0, 3).map((e: unknown) => {
+      // The document's item is {field, message}; RFC 9457's examples and other APIs say pointer and detail.
+      const { field, pointer, detail, message } = (e ?? {}) as Record<string, unknown>;
+      return [field ?? pointer, message ?? detail].filter((x) => typeof x === 'string').join(': ') || JSON.stringify(e);
+    });
+    return `: ${shown.join('; ')}${body.errors.length > 3 ? `; and ${body.errors.length - 3} more` : ''}`;
+  }
+  const said = body?.detail ?? body?.title;
+  if (typeof said === 'string') return `: ${said}`;
+  return response.text ? `: ${response.text.slice(0, 200)}` : '';
+}
+
+/**
+ * `collections[].create` and `idempotency.body`: the bodies every creating check sends. A body the
+ * target refuses as a bad request (400, 422) is the profile's to fix, and one message before the suite
+ * says so (D-FINDINGS); otherwise each check that creates would report the refusal as its own failure.
+ * One POST per body, without a key; any other answer (a 401, a 429, a 5xx) is the suite's to judge.
+ */
+async function checkProfileBodies(profile: TargetProfile, base: string): Promise<FeatureProblem[]> {
+  const bodies = [
+    ...profile.collections.flatMap((c, index) =>
+      c.create && c.methods.includes('POST')
+        ? [{ field: `collections[${index}].create`, path: c.path, body: c.create, anonymous: c.auth?.write === false }]
+        : [],
+    ),
+    ...(profile.idempotency ? [{ field: 'idempotency.body', path: profile.idempotency.path, body: profile.idempotency.body, anonymous: false }] : []),
+  ];
+  const problems: FeatureProblem[] = [];
+  for (const { field, path, body, anonymous } of bodies) {
+    const sent = prepared(sendingOf(profile), path, {}, anonymous ? null : profile.tokens.valid);
+    const response = await send(base, 'POST', sent.path, { headers: sent.headers, json: fillTemplate(body), timeoutMs: 10_000 });
+    if (response.status !== 400 && response.status !== 422) continue;
+    problems.push({
+      field,
+      problem: `the target refuses the body the checks create with (${answerLine(response)}${refusalText(response)})`,
+      fix: `make ${field} a body the API accepts (its schema in the API's OpenAPI document; \`init\` fills required members from it), ` +
+        'or remove it (the checks that create there are then skipped)',
+    });
+  }
+  return problems;
+}
+
 /**
  * `tokens.rateLimit`, `tokens.rateLimitPool` and `tokens.rateLimitSlow`: each token is known and,
  * when the profile gives its plan's capacity, the target's RateLimit-Limit says the same. One
@@ -207,9 +253,13 @@ export async function verifyFeatures(profile: TargetProfile): Promise<FeaturePro
       }
       return [{ field, problem: `could not be verified: ${message}`, fix: 'make sure the target answers, then run again' }];
     });
-  const [fault, tokens] = await Promise.all([guarded(checkFaultInjection, 'features.faultInjection'), guarded(checkRateLimitTokens, 'tokens')]);
+  const [fault, tokens, bodies] = await Promise.all([
+    guarded(checkFaultInjection, 'features.faultInjection'),
+    guarded(checkRateLimitTokens, 'tokens'),
+    guarded(checkProfileBodies, 'collections'),
+  ]);
   const slow = fault.length === 0 ? await guarded(checkSlowValue, 'features.faultInjection.slowValue') : [];
-  return [...fault, ...slow, ...tokens];
+  return [...bodies, ...fault, ...slow, ...tokens];
 }
 
 /**
@@ -224,7 +274,7 @@ export function formatFeatureProblems(problems: readonly FeatureProblem[]): stri
       ? ['the target gave no usable answer to the feature check (a fault of the server, not of the profile):', ...transport.map((line) => `  ${line}`)]
       : []),
     ...(declared.length > 0
-      ? ['the profile declares features the target does not provide:', ...declared.map((p) => `  ${p.field}: ${p.problem}\n    fix: ${p.fix}`)]
+      ? ['the profile declares what the target does not provide:', ...declared.map((p) => `  ${p.field}: ${p.problem}\n    fix: ${p.fix}`)]
       : []),
   ].join('\n');
 }

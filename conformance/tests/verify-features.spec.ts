@@ -59,7 +59,26 @@ test('a slow value the target does not honour, an unknown rate-limit token and a
     expect(byField['features.faultInjection.slowValue']).toContain('not at least 300 ms');
     expect(byField['tokens.rateLimit']).toContain('RateLimit-Limit 10, the profile says rateLimit.capacity 25');
     expect(byField['tokens.rateLimitPool[1]']).toContain('does not know this token');
-    expect(formatFeatureProblems(problems).split('\n')[0]).toBe('the profile declares features the target does not provide:');
+    expect(formatFeatureProblems(problems).split('\n')[0]).toBe('the profile declares what the target does not provide:');
+  });
+});
+
+test('a create body the target refuses is the profile\'s to fix: one problem naming the field and the refusal, and run exits 2 before the suite', async () => {
+  await withReference(true, async (reference) => {
+    // The users' email must be an email (reference-impl's schema): the profile's own body breaks it.
+    const collections = reference.collections.map((c) => (c.name === 'users' ? { ...c, create: { name: 'user {{unique}}', email: 'not-an-email' } } : c));
+    const index = collections.findIndex((c) => c.name === 'users');
+    const profile = { ...reference, collections };
+    const problems = await verifyFeatures(profile);
+    expect(problems.map((p) => p.field)).toEqual([`collections[${index}].create`]);
+    expect(problems[0]?.problem).toMatch(/^the target refuses the body the checks create with \(POST \/users answered 422: email: /);
+    const dir = tempOut('verify-bodies');
+    const file = join(dir, 'profile.json');
+    writeFileSync(file, JSON.stringify(profile));
+    const run = await runCli(['--profile', file, '--out', join(dir, 'out')], {}, 60_000);
+    expect(run.code, run.stdout + run.stderr).toBe(2);
+    expect(run.stderr).toContain(`collections[${index}].create: the target refuses the body`);
+    expect(run.stdout + run.stderr, 'the suite never started').not.toContain('Running ');
   });
 });
 
@@ -94,7 +113,7 @@ test('a target that accepts any token is not reported as a misconfigured profile
     const results = readResults(join(dir, 'out', 'results.json'));
     expect(results.exitCode).toBe(1);
     expect(results.requirements.find((r) => r.id === 'AUTH-401-INVALID')?.outcome).toBe('failed');
-    expect(run.stderr).not.toContain('the profile declares features the target does not provide');
+    expect(run.stderr).not.toContain('the profile declares what the target does not provide');
   } finally {
     await target.close();
   }
