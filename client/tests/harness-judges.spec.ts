@@ -228,7 +228,11 @@ test.describe('timings too late to judge (D-CLIENT-TIMING)', () => {
     );
     expect(jitter?.reason).toContain('400 ms');
     expect(jitter?.reason).toContain(`(played ${MAX_PLAYS} times, each too late to judge)`);
-    expect(jitter?.tests.map((t) => t.status)).toEqual(['passed', 'skipped']);
+    // The range check passes on a quiet machine and is inconclusive too on a loaded one: never failed either way.
+    const statuses = jitter?.tests.map((t) => t.status) ?? [];
+    expect(statuses).toHaveLength(2);
+    expect(statuses.filter((s) => s !== 'passed' && s !== 'skipped'), statuses.join(', ')).toEqual([]);
+    expect(statuses[1], 'the randomness is inconclusive').toBe('skipped');
     const warning = (scenario: string): string =>
       `scenario ${scenario} was played 3 times: the timer lateness measured during it was too large to judge a timing`;
     for (const scenario of scenarios) expect(results.target.warnings).toContain(warning(scenario));
