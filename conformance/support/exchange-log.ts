@@ -111,9 +111,9 @@ export function noteDescribed(response: HttpResponse, text: string): void {
  * `response` breaks `requirement`, which expected `expected` (a status, "a Location header"): a
  * failure that names only such exchanges is a consequence of that requirement (D-FINDINGS).
  */
-export function noteBreaks(response: HttpResponse, requirement: string, expected: string): void {
+export function noteBreaks(response: HttpResponse, requirement: string, expected: string, options: { unlessNoted?: boolean } = {}): void {
   const entry = entryOf(response);
-  if (entry) entry.breaks = { requirement, expected };
+  if (entry && !(options.unlessNoted && entry.breaks)) entry.breaks = { requirement, expected };
 }
 
 /**

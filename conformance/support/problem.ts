@@ -2,7 +2,7 @@
 import { getValidator } from '../../spec/schemas.ts';
 import { curlFor } from './curl.ts';
 import type { HttpResponse } from './http.ts';
-import { noteDescribed } from './exchange-log.ts';
+import { noteBreaks, noteDescribed } from './exchange-log.ts';
 
 /** The media type of a response without parameters, lower-cased. */
 export function mediaType(response: HttpResponse): string {
@@ -56,9 +56,20 @@ export function statusIssue(response: HttpResponse): string | undefined {
   return status === response.status ? undefined : `body status ${JSON.stringify(status)} differs from HTTP ${response.status}: ${exchangeText(response)}`;
 }
 
-/** Every envelope issue of one error response (content type, members, status). */
+/**
+ * Every envelope issue of one error response (content type, members, status). An error answer that is
+ * no problem document is one defect of the code that produced it (D-FINDINGS): the exchange is noted as
+ * breaking the first envelope rule it breaks, so a check failing on it for that alone (an AUTH- check
+ * reading a framework's text/plain 401) is a consequence of that rule's finding, not a finding of its own.
+ * An exchange already noted as breaking another rule (a provocation answered with another status) keeps it.
+ */
 export function problemIssues(response: HttpResponse): string[] {
-  return [contentTypeIssue(response), membersIssue(response), statusIssue(response)].filter((i): i is string => i !== undefined);
+  const contentType = contentTypeIssue(response);
+  const members = membersIssue(response);
+  const status = statusIssue(response);
+  const first = contentType ? 'PROBLEM-CONTENT-TYPE' : members ? 'PROBLEM-MEMBERS' : status ? 'PROBLEM-STATUS-MATCHES' : undefined;
+  if (first !== undefined && response.status >= 400) noteBreaks(response, first, 'a problem document', { unlessNoted: true });
+  return [contentType, members, status].filter((i): i is string => i !== undefined);
 }
 
 /** The member names and JSON types of a problem document's standard members. */

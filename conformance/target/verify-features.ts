@@ -253,12 +253,10 @@ export async function verifyFeatures(profile: TargetProfile): Promise<FeaturePro
       }
       return [{ field, problem: `could not be verified: ${message}`, fix: 'make sure the target answers, then run again' }];
     });
-  const [fault, tokens, bodies] = await Promise.all([
-    guarded(checkFaultInjection, 'features.faultInjection'),
-    guarded(checkRateLimitTokens, 'tokens'),
-    guarded(checkProfileBodies, 'collections'),
-  ]);
+  const [fault, tokens] = await Promise.all([guarded(checkFaultInjection, 'features.faultInjection'), guarded(checkRateLimitTokens, 'tokens')]);
   const slow = fault.length === 0 ? await guarded(checkSlowValue, 'features.faultInjection.slowValue') : [];
+  // Last: its POSTs spend the valid caller's tokens (all callers', on a limiter with one global bucket), which the slow value's POST needs.
+  const bodies = await guarded(checkProfileBodies, 'collections');
   return [...bodies, ...fault, ...slow, ...tokens];
 }
 
