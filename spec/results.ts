@@ -101,6 +101,11 @@ export interface Finding {
   outcome: 'failed' | 'warning';
   headline: string;
   breaks: string[];
+  /**
+   * The status of the answers the finding is about, where one rule's defect is told per producing
+   * status (error answers that are no problem document: the 401s of an auth plugin, the 429s of a limiter).
+   */
+  status?: number;
   /** Every breaking requirement is listed in the run's expected-failures file. */
   expected?: boolean;
 }

@@ -5,7 +5,7 @@
  * under that requirement's finding as "consequence of ID" and is not a finding of its own. The
  * outcomes, the exit code and the badge are unchanged: findings only say what to fix.
  */
-import type { Finding, Level, RequirementResult } from '../../spec/results.ts';
+import type { Finding, Level, RequirementResult, TestRecord } from '../../spec/results.ts';
 
 const LEVEL_RANK: Record<Level, number> = { MUST: 0, SHOULD: 1, MAY: 2 };
 const broken = (r: RequirementResult): boolean => r.outcome === 'failed' || r.outcome === 'warning';
@@ -21,11 +21,47 @@ function directCause(r: RequirementResult, byId: ReadonlyMap<string, Requirement
   return target && broken(target) ? cause : undefined;
 }
 
+/** The rule an error answer not served as a problem document breaks first (D-FINDINGS). */
+const PROBLEM_MEDIA = 'PROBLEM-CONTENT-TYPE';
+
+/**
+ * Rules about an error answer's body and media type that an answer not served as
+ * `application/problem+json` breaks by that alone: their failure on such an answer is PROBLEM_MEDIA's defect.
+ */
+const ENVELOPE_RULES = new Set([
+  'PROBLEM-MEMBERS', 'PROBLEM-STATUS-MATCHES', 'PROBLEM-TYPE-URI', 'PROBLEM-INSTANCE', 'PROBLEM-SAME-ENVELOPE', 'JSON-REPRESENTATIONS',
+  'MESSAGE-SELF-DESCRIPTIVE',
+]);
+
+/** The status of the answer a failed check is about, when it got one. */
+const statusOf = (t: TestRecord): number | undefined => t.exchange?.response?.status;
+
+/** Whether the record's answer is an error not served as application/problem+json. */
+function nonProblemError(t: TestRecord): boolean {
+  const response = t.exchange?.response;
+  if (!response || response.status < 400) return false;
+  return !/^application\/problem\+json\s*(;|$)/i.test(response.headers['content-type'] ?? '');
+}
+
+/**
+ * Marks what an error answer that is no problem document implies (D-FINDINGS): an envelope rule's
+ * check failing on such an answer is a consequence of PROBLEM_MEDIA, which that answer breaks first.
+ */
+function markImplied(requirements: readonly RequirementResult[]): void {
+  for (const r of requirements.filter((x) => ENVELOPE_RULES.has(x.id) && broken(x))) {
+    for (const t of failing(r)) if (t.consequenceOf === undefined && nonProblemError(t)) t.consequenceOf = PROBLEM_MEDIA;
+  }
+}
+
 /**
  * Sets `consequenceOf` on the requirements that only repeat another's defect and returns the findings,
- * MUST before SHOULD before MAY, failed before warning, in catalogue order.
+ * MUST before SHOULD before MAY, failed before warning, in catalogue order. Error answers that are no
+ * problem document are one defect per status that produced them (the 401s of an auth plugin, the 405s
+ * of a router, the 429s of a limiter): PROBLEM_MEDIA's finding is split per status, each with the
+ * requirements whose failing answers have that status.
  */
 export function groupFindings(requirements: RequirementResult[]): Finding[] {
+  markImplied(requirements);
   const byId = new Map(requirements.map((r) => [r.id, r]));
   const rootOf = (r: RequirementResult): string | undefined => {
     const seen = new Set([r.id]);
@@ -38,6 +74,12 @@ export function groupFindings(requirements: RequirementResult[]): Finding[] {
       cause = further;
     }
   };
+  // A finding's key: its cause, and for PROBLEM_MEDIA the status of the answers it is about.
+  const keysOf = (cause: string, r: RequirementResult): string[] => {
+    if (cause !== PROBLEM_MEDIA) return [cause];
+    const statuses = [...new Set(failing(r).map(statusOf).filter((s) => s !== undefined))];
+    return statuses.length === 0 ? [cause] : statuses.map((s) => `${cause} ${s}`);
+  };
   const findings = new Map<string, Finding>();
   const consequences: [string, RequirementResult][] = [];
   for (const r of requirements.filter(broken)) {
@@ -48,29 +90,39 @@ export function groupFindings(requirements: RequirementResult[]): Finding[] {
       consequences.push([cause, r]);
       continue;
     }
-    const first = failing(r)[0];
-    findings.set(r.id, {
-      cause: r.id,
-      level: r.level,
-      outcome: r.outcome === 'failed' ? 'failed' : 'warning',
-      headline: first?.headline ?? r.reason ?? `${r.id} failed`,
-      breaks: [r.id],
-    });
+    for (const key of keysOf(r.id, r)) {
+      const status = key === r.id ? undefined : Number(key.slice(r.id.length + 1));
+      const first = failing(r).find((t) => status === undefined || statusOf(t) === status);
+      findings.set(key, {
+        cause: r.id,
+        level: r.level,
+        outcome: r.outcome === 'failed' ? 'failed' : 'warning',
+        headline: first?.headline ?? r.reason ?? `${r.id} failed`,
+        breaks: [r.id],
+        ...(status === undefined ? {} : { status }),
+      });
+    }
   }
   for (const [cause, r] of consequences) {
-    const finding = findings.get(cause);
-    if (!finding) continue;
-    finding.breaks.push(r.id);
-    // A finding weighs what it breaks: a SHOULD defect that makes a MUST fail is a MUST finding.
-    if (LEVEL_RANK[r.level] < LEVEL_RANK[finding.level]) finding.level = r.level;
-    if (r.outcome === 'failed') finding.outcome = 'failed';
+    const keys = keysOf(cause, r).filter((key) => findings.has(key));
+    // A consequence whose answers' status the cause did not itself break on joins the cause's first finding.
+    const joined = keys.length > 0 ? keys : [[...findings.keys()].find((key) => key === cause || key.startsWith(`${cause} `)) ?? cause];
+    for (const key of joined) {
+      const finding = findings.get(key);
+      if (!finding) continue;
+      finding.breaks.push(r.id);
+      // A finding weighs what it breaks: a SHOULD defect that makes a MUST fail is a MUST finding.
+      if (LEVEL_RANK[r.level] < LEVEL_RANK[finding.level]) finding.level = r.level;
+      if (r.outcome === 'failed') finding.outcome = 'failed';
+    }
   }
   const order = new Map(requirements.map((r, index) => [r.id, index]));
   return [...findings.values()].sort(
     (a, b) =>
       LEVEL_RANK[a.level] - LEVEL_RANK[b.level] ||
       (a.outcome === b.outcome ? 0 : a.outcome === 'failed' ? -1 : 1) ||
-      (order.get(a.cause) ?? 0) - (order.get(b.cause) ?? 0),
+      (order.get(a.cause) ?? 0) - (order.get(b.cause) ?? 0) ||
+      (a.status ?? 0) - (b.status ?? 0),
   );
 }
 

@@ -42,6 +42,46 @@ test('a consequence of a requirement that did not fail is a finding of its own; 
   expect(finding?.breaks).toEqual(['STATUS-201-CREATED-LOCATION', 'METHOD-DELETE-IDEMPOTENT']);
 });
 
+/** A failed record about an error answer with `status`, served as `contentType`. */
+function about(id: string, status: number, contentType: string, consequenceOf?: string): RequirementResult {
+  const exchange: Exchange = {
+    curl: 'curl …',
+    request: { method: 'GET', url: 'http://127.0.0.1:1/me' },
+    response: { status, headers: { 'content-type': contentType }, body: 'Unauthorized', bodyBytes: 12 },
+  };
+  const record: TestRecord = { title: `${id} check`, status: 'failed', durationMs: 1, headline: `${id} on a ${status}`, exchange };
+  if (consequenceOf) record.consequenceOf = consequenceOf;
+  return { id, level: 'MUST', outcome: 'failed', tests: [record] };
+}
+
+test('error answers that are no problem document are one finding per status that produced them, with the envelope rules they break', () => {
+  const requirements = [
+    about('PROBLEM-CONTENT-TYPE', 401, 'text/plain'),
+    about('PROBLEM-MEMBERS', 401, 'text/plain'),
+    about('JSON-REPRESENTATIONS', 401, 'text/plain'),
+    about('AUTH-401-MISSING', 401, 'text/plain', 'PROBLEM-CONTENT-TYPE'),
+    // The same rule broken by another producer (a limiter's text 429) is another defect.
+    { ...about('PROBLEM-CONTENT-TYPE', 429, 'text/plain'), id: 'PROBLEM-CONTENT-TYPE' },
+    about('RATE-LIMIT-PROBLEM-BODY', 429, 'text/plain', 'PROBLEM-CONTENT-TYPE'),
+    // An envelope rule broken on a problem document is a defect of its own.
+    about('PROBLEM-INSTANCE', 404, 'application/problem+json'),
+    // Not an envelope rule: a missing challenge on the same text 401 is its own defect.
+    about('AUTH-WWW-AUTHENTICATE', 401, 'text/plain'),
+  ];
+  // One requirement result per ID, as a run has: the two PROBLEM-CONTENT-TYPE records are one requirement's.
+  const media = requirements.filter((r) => r.id === 'PROBLEM-CONTENT-TYPE');
+  const merged: RequirementResult = { ...(media[0] as RequirementResult), tests: media.flatMap((r) => r.tests) };
+  const run = [merged, ...requirements.filter((r) => r.id !== 'PROBLEM-CONTENT-TYPE')];
+  const findings = groupFindings(run);
+  expect(findings.map((f) => [f.cause, f.status, f.breaks])).toEqual([
+    ['PROBLEM-CONTENT-TYPE', 401, ['PROBLEM-CONTENT-TYPE', 'PROBLEM-MEMBERS', 'JSON-REPRESENTATIONS', 'AUTH-401-MISSING']],
+    ['PROBLEM-CONTENT-TYPE', 429, ['PROBLEM-CONTENT-TYPE', 'RATE-LIMIT-PROBLEM-BODY']],
+    ['PROBLEM-INSTANCE', undefined, ['PROBLEM-INSTANCE']],
+    ['AUTH-WWW-AUTHENTICATE', undefined, ['AUTH-WWW-AUTHENTICATE']],
+  ]);
+  expect(findings[1]?.headline).toBe('PROBLEM-CONTENT-TYPE on a 429');
+});
+
 test('the headline says what was sent, what came back and what the rule expects', () => {
   const exchange: Exchange = {
     curl: 'curl …',
