@@ -67,6 +67,12 @@ test('every response of a limited route carries the three RateLimit headers', re
   for (const c of target.profile.collections.filter((c) => c.methods.includes('GET'))) responses.push(await target.client.get(c.path));
   const other = responses.map(otherRateLimitFields).find((o) => o !== undefined);
   if (other !== undefined) skipCheck(`${other} (reported once, by RATE-LIMIT-HEADER-LIMIT)`);
+  // No answer carrying any of the three is the target without a limiter when RATE-LIMIT-429 finds none (D-FINDINGS: one finding).
+  const bare = (r: HttpResponse): boolean => {
+    const h = rateHeaders(r);
+    return [h.limit, h.remaining, h.reset].every((v) => v === undefined);
+  };
+  if (responses.length > 0 && responses.every(bare)) noteBreaks(responses[0] as HttpResponse, 'RATE-LIMIT-429', 'a rate limit on every route');
   for (const response of responses) {
     const h = rateHeaders(response);
     expect([h.limit, h.remaining, h.reset].every((v) => v !== undefined && Number.isInteger(v)), exchangeText(response)).toBe(true);

@@ -115,6 +115,9 @@ function untilRejected(requests: Promise<HttpResponse>[]): Promise<HttpResponse[
   });
 }
 
+/** Requests of the burst that looks for a limit nothing announces: past this, no rate limit was observed (D-FINDINGS). */
+const UNKNOWN_LIMIT_BURST = 100;
+
 /** One caller's bucket on one target, probed with a cheap GET. */
 export class Bucket {
   constructor(
@@ -184,7 +187,7 @@ export class Bucket {
     const { remaining } = rateHeaders(first);
     let { limit } = rateHeaders(first);
     limit = limit !== undefined && Number.isFinite(limit) ? limit : limitHint;
-    if (limit === undefined) throw new Error(`no RateLimit-Limit header and no profile rateLimit: cannot tell when a 429 is due: ${exchangeText(first)}`);
+    if (limit === undefined) return this.exhaustUnknown(all);
     // The first round trusts the announced Remaining; a later one sends the whole capacity: waiting for
     // a round's answers lets a leaky bucket's queue drain meanwhile, so what it announced is stale.
     for (let round = 0; round < 5; round += 1) {
@@ -199,6 +202,26 @@ export class Bucket {
     // D-FINDINGS: a target that never refuses is one defect, RATE-LIMIT-429's: every check that needed its 429 is a consequence.
     noteBreaks(last, 'RATE-LIMIT-429', `a 429 once the ${limit} requests of its limit are spent`);
     throw new Error(`no 429 after ${all.length} requests with RateLimit-Limit ${limit}: ${exchangeText(last)}`);
+  }
+
+  /**
+   * Spends a bucket whose size nothing names (no RateLimit-Limit on the admitted answer, no profile
+   * rateLimit.capacity): one burst of UNKNOWN_LIMIT_BURST requests. None refused is one defect,
+   * RATE-LIMIT-429's (D-FINDINGS: no rate limit observed at all), and every check that needed the 429 is
+   * its consequence; the message names the profile member that declares a higher limit.
+   */
+  private async exhaustUnknown(all: HttpResponse[]): Promise<HttpResponse[]> {
+    const requests = Array.from({ length: UNKNOWN_LIMIT_BURST }, () => this.probe());
+    this.lastRound = Promise.allSettled(requests).then((settled) => settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])));
+    const responses = await untilRejected(requests);
+    all.push(...responses);
+    if (responses.some((r) => r.status === 429)) return all;
+    const last = all[all.length - 1] as HttpResponse;
+    noteBreaks(last, 'RATE-LIMIT-429', `a 429 within ${UNKNOWN_LIMIT_BURST} back-to-back requests`);
+    throw new Error(
+      `no rate limit observed: none of ${all.length} back-to-back requests was refused, and neither a RateLimit-Limit header nor the profile's ` +
+        `rateLimit.capacity names a higher limit (declare it in the profile if the limit is higher): ${exchangeText(last)}`,
+    );
   }
 
   /** The latest 429 after exhausting the bucket. */
