@@ -44,12 +44,20 @@ function nonProblemError(t: TestRecord): boolean {
 }
 
 /**
- * Marks what an error answer that is no problem document implies (D-FINDINGS): an envelope rule's
- * check failing on such an answer is a consequence of PROBLEM_MEDIA, which that answer breaks first.
+ * Marks what an answer implies (D-FINDINGS): an envelope rule's check failing on an error answer that
+ * is no problem document is a consequence of PROBLEM_MEDIA, which that answer breaks first; the Allow
+ * rule's check failing on an answer that is no 405 is a consequence of METHOD-NOT-ALLOWED-405.
  */
 function markImplied(requirements: readonly RequirementResult[]): void {
   for (const r of requirements.filter((x) => ENVELOPE_RULES.has(x.id) && broken(x))) {
     for (const t of failing(r)) if (t.consequenceOf === undefined && nonProblemError(t)) t.consequenceOf = PROBLEM_MEDIA;
+  }
+  // `Allow` is asked of a 405: its check failing on an answer that is no 405 (a router's 404 for PROPFIND) is the 405 rule's defect.
+  for (const r of requirements.filter((x) => x.id === 'METHOD-ALLOW-HEADER' && broken(x))) {
+    for (const t of failing(r)) {
+      const status = statusOf(t);
+      if (t.consequenceOf === undefined && status !== undefined && status !== 405) t.consequenceOf = 'METHOD-NOT-ALLOWED-405';
+    }
   }
 }
 

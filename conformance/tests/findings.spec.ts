@@ -82,6 +82,13 @@ test('error answers that are no problem document are one finding per status that
   expect(findings[1]?.headline).toBe('PROBLEM-CONTENT-TYPE on a 429');
 });
 
+test('an Allow check failing on an answer that is no 405 is the 405 rule\'s finding; on a 405 it is its own', () => {
+  const run = [about('METHOD-NOT-ALLOWED-405', 404, 'application/json'), about('METHOD-ALLOW-HEADER', 404, 'application/json')];
+  expect(groupFindings(run).map((f) => [f.cause, f.breaks])).toEqual([['METHOD-NOT-ALLOWED-405', ['METHOD-NOT-ALLOWED-405', 'METHOD-ALLOW-HEADER']]]);
+  const on405 = [about('METHOD-NOT-ALLOWED-405', 404, 'application/json'), about('METHOD-ALLOW-HEADER', 405, 'application/problem+json')];
+  expect(groupFindings(on405).map((f) => f.cause)).toEqual(['METHOD-NOT-ALLOWED-405', 'METHOD-ALLOW-HEADER']);
+});
+
 test('the headline says what was sent, what came back and what the rule expects', () => {
   const exchange: Exchange = {
     curl: 'curl …',
