@@ -87,6 +87,11 @@ export function otherRateLimitFields(response: Pick<HttpResponse, 'headers'>): s
   return undefined;
 }
 
+/** Every answer of `requests` once all have settled (a transport error is left out: its check sees it through untilRejected). */
+function settledAnswers(requests: Promise<HttpResponse>[]): Promise<HttpResponse[]> {
+  return Promise.allSettled(requests).then((all) => all.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])));
+}
+
 /** Resolves with the responses so far as soon as one is a 429, else with all of them; the rest run on. */
 function untilRejected(requests: Promise<HttpResponse>[]): Promise<HttpResponse[]> {
   return new Promise((resolve, reject) => {
@@ -193,7 +198,7 @@ export class Bucket {
     for (let round = 0; round < 5; round += 1) {
       const left = round === 0 && remaining !== undefined && Number.isFinite(remaining) ? remaining : limit;
       const requests = Array.from({ length: Math.min(left + 3, limit * 3 + 50) }, () => this.probe());
-      this.lastRound = Promise.allSettled(requests).then((all) => all.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])));
+      this.lastRound = settledAnswers(requests);
       const responses = await untilRejected(requests);
       all.push(...responses);
       if (responses.some((r) => r.status === 429)) return all;
@@ -212,7 +217,7 @@ export class Bucket {
    */
   private async exhaustUnknown(all: HttpResponse[]): Promise<HttpResponse[]> {
     const requests = Array.from({ length: UNKNOWN_LIMIT_BURST }, () => this.probe());
-    this.lastRound = Promise.allSettled(requests).then((settled) => settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : [])));
+    this.lastRound = settledAnswers(requests);
     const responses = await untilRejected(requests);
     all.push(...responses);
     if (responses.some((r) => r.status === 429)) return all;
