@@ -12,6 +12,8 @@ import type { HttpResponse } from '../support/http.ts';
 import { fillTemplate } from '../support/template.ts';
 import type { TargetProfile } from './profile.ts';
 import { prepared, sendingOf } from '../support/sending.ts';
+import { requestSchemas } from '../support/request-schemas.ts';
+import type { RequestSchema } from '../support/request-schemas.ts';
 
 export interface FeatureProblem {
   /** The profile field, as a JSON path (`features.faultInjection.header`). */
@@ -96,8 +98,13 @@ function refusalText(response: HttpResponse): string {
  * target refuses as a bad request (400, 422) is the profile's to fix, and one message before the suite
  * says so (D-FINDINGS); otherwise each check that creates would report the refusal as its own failure.
  * One POST per body, without a key; any other answer (a 401, a 429, a 5xx) is the suite's to judge.
+ * A server defect is never blamed on the profile: a body the API's own document (the profile's
+ * `openapi`) accepts is left to VALIDATION-SCHEMA-VALID-ACCEPTED, and the suite runs.
  */
 async function checkProfileBodies(profile: TargetProfile, base: string): Promise<FeatureProblem[]> {
+  const documented = await requestSchemas(profile);
+  const schemaOf = (path: string): RequestSchema | undefined =>
+    'schemas' in documented ? documented.schemas.find((r) => r.collection.path === path) : undefined;
   const bodies = [
     ...profile.collections.flatMap((c, index) =>
       c.create && c.methods.includes('POST')
@@ -109,11 +116,15 @@ async function checkProfileBodies(profile: TargetProfile, base: string): Promise
   const problems: FeatureProblem[] = [];
   for (const { field, path, body, anonymous } of bodies) {
     const sent = prepared(sendingOf(profile), path, {}, anonymous ? null : profile.tokens.valid);
-    const response = await send(base, 'POST', sent.path, { headers: sent.headers, json: fillTemplate(body), timeoutMs: 10_000 });
+    const filled = fillTemplate(body);
+    const response = await send(base, 'POST', sent.path, { headers: sent.headers, json: filled, timeoutMs: 10_000 });
     if (response.status !== 400 && response.status !== 422) continue;
+    const invalid = schemaOf(path)?.invalidFields(filled);
+    if (invalid !== undefined && invalid.length === 0) continue;
+    const alsoDocument = invalid === undefined ? '' : `; the API's own document refuses ${invalid.join(', ')} too`;
     problems.push({
       field,
-      problem: `the target refuses the body the checks create with (${answerLine(response)}${refusalText(response)})`,
+      problem: `the target refuses the body the checks create with (${answerLine(response)}${refusalText(response)}${alsoDocument})`,
       fix: `make ${field} a body the API accepts (its schema in the API's OpenAPI document; \`init\` fills required members from it), ` +
         'or remove it (the checks that create there are then skipped)',
     });

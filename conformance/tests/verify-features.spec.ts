@@ -16,6 +16,7 @@ import { readResults } from '../../spec/results.ts';
 import { join } from 'node:path';
 import anyTokenAccepted from '../../fixtures/broken/auth-any-token-accepted.ts';
 import limitHeaderOtherPlan from '../../fixtures/broken/rate-limit-limit-header-other-plan.ts';
+import stricterThanSchema from '../../fixtures/broken/validation-stricter-than-schema.ts';
 import { startVariant } from '../../fixtures/broken/start.ts';
 import { send } from '../support/http.ts';
 
@@ -80,6 +81,27 @@ test('a create body the target refuses is the profile\'s to fix: one problem nam
     expect(run.stderr).toContain(`collections[${index}].create: the target refuses the body`);
     expect(run.stdout + run.stderr, 'the suite never started').not.toContain('Running ');
   });
+});
+
+test('a create body the API\'s own document accepts but the target refuses is the server\'s defect: no profile problem, the suite judges it', async () => {
+  // The variant refuses orders over 10,000, which spec/openapi.yaml (the profile's openapi) allows up to 1,000,000.
+  const target = await startVariant(stricterThanSchema);
+  try {
+    const collections = target.profile.collections.map((c) => (c.name === 'orders' ? { ...c, create: { total: 50_000, currency: 'eur' } } : c));
+    const refused = await send(target.profile.baseUrls[0] ?? '', 'POST', '/orders', {
+      headers: { authorization: `Bearer ${target.profile.tokens.valid}` },
+      json: { total: 50_000, currency: 'eur' },
+    });
+    expect(refused.status, 'the premise: the target refuses the documented body').toBe(422);
+    expect(await verifyFeatures({ ...target.profile, collections })).toEqual([]);
+    const { openapi: _document, ...undocumented } = target.profile;
+    const problems = await verifyFeatures({ ...undocumented, collections });
+    expect(problems.map((p) => p.field), 'without the document nothing says the body is valid: the profile is blamed').toEqual([
+      `collections[${collections.findIndex((c) => c.name === 'orders')}].create`,
+    ]);
+  } finally {
+    await target.close();
+  }
 });
 
 test('run stops with exit 2 before the suite when the profile declares fault injection the target ignores', async () => {
