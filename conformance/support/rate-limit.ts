@@ -122,6 +122,8 @@ function untilRejected(requests: Promise<HttpResponse>[]): Promise<HttpResponse[
 
 /** Requests of the burst that looks for a limit nothing announces: past this, no rate limit was observed (D-FINDINGS). */
 const UNKNOWN_LIMIT_BURST = 100;
+/** How many of them are in flight at once. */
+const UNKNOWN_LIMIT_WAVE = 20;
 
 /** One caller's bucket on one target, probed with a cheap GET. */
 export class Bucket {
@@ -216,11 +218,14 @@ export class Bucket {
    * its consequence; the message names the profile member that declares a higher limit.
    */
   private async exhaustUnknown(all: HttpResponse[]): Promise<HttpResponse[]> {
-    const requests = Array.from({ length: UNKNOWN_LIMIT_BURST }, () => this.probe());
-    this.lastRound = settledAnswers(requests);
-    const responses = await untilRejected(requests);
-    all.push(...responses);
-    if (responses.some((r) => r.status === 429)) return all;
+    // In waves of UNKNOWN_LIMIT_WAVE (D-BOUNDED-RUN: at most that many answers of up to 8 MiB in flight), back to back.
+    for (let sent = 0; sent < UNKNOWN_LIMIT_BURST; sent += UNKNOWN_LIMIT_WAVE) {
+      const requests = Array.from({ length: UNKNOWN_LIMIT_WAVE }, () => this.probe());
+      this.lastRound = settledAnswers(requests);
+      const responses = await untilRejected(requests);
+      all.push(...responses);
+      if (responses.some((r) => r.status === 429)) return all;
+    }
     const last = all[all.length - 1] as HttpResponse;
     noteBreaks(last, 'RATE-LIMIT-429', `a 429 within ${UNKNOWN_LIMIT_BURST} back-to-back requests`);
     throw new Error(
