@@ -62,6 +62,7 @@ const EXPECTED_MUST_FAILURES: Record<string, string> = {
   'RATE-LIMIT-REFILL-RATE': "the mock has no rate limit",
   'RATE-LIMIT-ONE-TOKEN-PER-REQUEST': "the mock has no rate limit",
   'RATE-LIMIT-NO-ADMISSION-BEYOND-ANNOUNCED': "the mock has no rate limit",
+  'IDEMPOTENCY-429-NOT-STORED': "the mock has no rate limit: no 429 to replay (a consequence of RATE-LIMIT-429 in the findings)",
 };
 
 test.describe('a Prism mock of a corpus document, judged by init --target and run', () => {

@@ -16,8 +16,8 @@ import { runCli, tempOut } from './support/subprocess.ts';
 
 /**
  * A router that answers an extension method it knows (PROPFIND, MKCOL) 404 instead of 405 on item
- * routes only: the property's first examples (the first collection's own route) pass, a generated
- * case fails, and its shrinking tries passing cases (the collection route, a standard method) last.
+ * routes only: the property's examples (PROPFIND and BREW on every route) find it on every seed, and
+ * its shrinking tries passing cases (the collection route, BREW) after the counterexample.
  */
 const extensionMethods404: BrokenVariant = {
   name: 'extension-methods-404-on-items',
