@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
 import type { ReporterDescription } from '@playwright/test';
 import { runEnvironment } from './run-environment.ts';
-import { grepPattern } from './selection.ts';
+import { filesFor, selectedChecks, suiteDeclarations } from './suite-declarations.ts';
 
 /**
  * Playwright configuration of a conformance run (used by `http-api-conformance run`, which sets the
@@ -31,8 +30,9 @@ import { grepPattern } from './selection.ts';
  * - any other selection: the quick checks take every worker (one is left to the rate-limit project,
  *   which has nothing to run).
  * How many rate-limit checks a selection holds is read from the `req(...)` tags of the rate-limit
- * spec (`selectedRateLimitChecks`) before Playwright lists the tests: it only schedules, it never
- * selects, so a miscount costs time, never a check.
+ * spec (suite-declarations.ts) before Playwright lists the tests; so are the spec files a selection
+ * needs: each project matches only those, and the reading errs on loading too much, never too little
+ * (the coverage test compares it with Playwright's own listing).
  * Without a shared target (no HAC_PROFILE: every worker starts its own embedded server) the pool is
  * never shared.
  */
@@ -43,37 +43,17 @@ const chosen = environment.reporter;
 const ownFile = fileURLToPath(import.meta.url);
 const ownExtension = extname(ownFile);
 const rateLimitSpec = `rate-limit.spec${ownExtension}`;
-
-/**
- * How many checks of the rate-limit spec the selection `grep` (an ID or a tag, `run --grep`) picks:
- * each `req(...)` call there declares one check's tags (support/requirement.ts), matched as
- * Playwright matches them (the CLI's pattern, case-insensitive). Undefined when the selection is a
- * free pattern (it may match titles) or the spec cannot be read.
- */
-function selectedRateLimitChecks(grep: string): number | undefined {
-  if (!/^@?[A-Za-z][A-Za-z0-9-]*$/.test(grep)) return undefined;
-  let source: string;
-  try {
-    source = readFileSync(join(dirname(ownFile), 'suite', rateLimitSpec), 'utf8');
-  } catch {
-    return undefined;
-  }
-  const pattern = new RegExp(grepPattern(grep), 'i');
-  const declarations = [...source.matchAll(/\breq\(([^()]*)\)/g)].map(([, args]) =>
-    [...(args ?? '').matchAll(/'([^']*)'|"([^"]*)"/g)].map(([, single, double]) => {
-      const value = single ?? double ?? '';
-      return value.startsWith('@') ? value : `@${value}`;
-    }),
-  );
-  return declarations.filter((tags) => pattern.test(tags.join(' '))).length;
-}
+// The spec files the selection needs (suite-declarations.ts): a one-requirement run loads only those.
+const declarations = suiteDeclarations(join(dirname(ownFile), 'suite'), ownExtension);
+const selectedFiles = filesFor(declarations, environment.grep);
+const rateLimitDeclarations = declarations.find((d) => d.file === rateLimitSpec);
 
 /** Workers of the rate-limit project, and the quick checks' limit when they must leave the others to it. */
 const scheduling = ((): { rateLimit: number; suite?: number } => {
   if (environment.profile !== undefined && (environment.rateLimitTokens ?? 1) < 2) return { rateLimit: 1 };
   if (environment.grep === undefined) return { rateLimit: Math.max(1, environment.workers - 1) };
   if (/rate-limit/i.test(environment.grep)) return { rateLimit: environment.workers };
-  const selected = selectedRateLimitChecks(environment.grep);
+  const selected = rateLimitDeclarations && selectedChecks(rateLimitDeclarations, environment.grep);
   if (!selected || environment.workers < 2) return { rateLimit: 1 };
   const rateLimit = Math.min(selected, environment.workers - 1, environment.rateLimitTokens ?? selected);
   return { rateLimit, suite: environment.workers - rateLimit };
@@ -96,7 +76,7 @@ export default defineConfig({
   workers: environment.workers,
   reporter: [[`./report/requirements-reporter${ownExtension}`, { outDir }], ...(formats[chosen] ?? formats.list ?? [])],
   projects: [
-    { name: 'rate-limit', testMatch: rateLimitSpec, workers: scheduling.rateLimit },
-    { name: 'suite', testIgnore: rateLimitSpec, ...(scheduling.suite !== undefined ? { workers: scheduling.suite } : {}) },
+    { name: 'rate-limit', testMatch: selectedFiles.filter((f) => f === rateLimitSpec), workers: scheduling.rateLimit },
+    { name: 'suite', testMatch: selectedFiles.filter((f) => f !== rateLimitSpec), ...(scheduling.suite !== undefined ? { workers: scheduling.suite } : {}) },
   ],
 });

@@ -5,7 +5,11 @@
  * writes both the `@ID` tags and the `requirement` annotations; a hand-written pair that disagrees fails here.
  */
 import { test, expect } from '@playwright/test';
+import { basename, join } from 'node:path';
 import { serverRequirements } from '../../spec/catalogue.ts';
+import { grepPattern } from '../selection.ts';
+import { filesFor, suiteDeclarations } from '../suite-declarations.ts';
+import { PACKAGE_ROOT } from './support/subprocess.ts';
 import { listSuite } from './support/suite-list.ts';
 import type { ListedTest } from './support/suite-list.ts';
 
@@ -43,4 +47,22 @@ test('every requirement a suite test declares exists in the catalogue', () => {
   const known = new Set(serverRequirements().map((r) => r.id));
   const unknown = [...new Set(tests.flatMap((t) => t.requirementIds))].filter((id) => !known.has(id));
   expect(unknown).toEqual([]);
+});
+
+test('a selection loads every spec file holding a test it selects, and no other', () => {
+  const declarations = suiteDeclarations(join(PACKAGE_ROOT, 'conformance', 'suite'), '.ts');
+  expect(declarations.filter((d) => d.checks === undefined).map((d) => d.file), 'spec files whose req(...) calls cannot be read').toEqual([]);
+  const selections = [...new Set(tests.flatMap((t) => t.tags))];
+  expect(selections.length).toBeGreaterThan(100);
+  const wrong: string[] = [];
+  for (const selection of selections) {
+    // Playwright's own matching of the CLI's pattern (case-insensitive) over the whole listing.
+    const pattern = new RegExp(grepPattern(selection), 'i');
+    const needed = [...new Set(tests.filter((t) => pattern.test(t.grepTitle)).map((t) => basename(t.file)))].sort();
+    const loaded = filesFor(declarations, selection).sort();
+    if (needed.join() !== loaded.join()) wrong.push(`${selection}: loads ${loaded.join(', ')}; needs ${needed.join(', ')}`);
+  }
+  expect(wrong, 'selections whose spec files differ from those holding their tests').toEqual([]);
+  // A free pattern may match titles: every file.
+  expect(filesFor(declarations, 'honest Retry-After|burst')).toHaveLength(declarations.length);
 });

@@ -12,6 +12,8 @@ export interface ListedTest {
   file: string;
   line: number;
   tags: string[];
+  /** What Playwright matches `--grep` against: the titles of its file and describe blocks, its own, and its tags. */
+  grepTitle: string;
   /** Union of both forms. */
   requirementIds: string[];
   /** IDs declared by `@ID` tags and by `requirement` annotations, separately. */
@@ -28,11 +30,13 @@ interface JsonSpec {
 }
 
 interface JsonSuite {
+  title: string;
   specs?: JsonSpec[];
   suites?: JsonSuite[];
 }
 
-function collect(suite: JsonSuite, into: ListedTest[]): void {
+function collect(suite: JsonSuite, into: ListedTest[], parents: string[] = []): void {
+  const path = [...parents, suite.title];
   for (const spec of suite.specs ?? []) {
     const tagged = spec.tags.filter((t) => REQUIREMENT_ID.test(t));
     const annotated = new Set<string>();
@@ -42,12 +46,13 @@ function collect(suite: JsonSuite, into: ListedTest[]): void {
       file: spec.file,
       line: spec.line,
       tags: spec.tags.map((t) => `@${t}`),
+      grepTitle: [...path, spec.title, ...spec.tags.map((t) => `@${t}`)].join(' '),
       requirementIds: [...new Set([...tagged, ...annotated])],
       taggedIds: tagged,
       annotatedIds: [...annotated],
     });
   }
-  for (const child of suite.suites ?? []) collect(child, into);
+  for (const child of suite.suites ?? []) collect(child, into, path);
 }
 
 /** Lists the suite; `errors` holds the load errors Playwright reported. */

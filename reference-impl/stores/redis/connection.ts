@@ -43,8 +43,11 @@ function clusterNode(hostPort: string): { host: string; port: number } {
   return { host, port: Number(hostPort.slice(at + 1)) };
 }
 
-/** Redis error replies that mean "not available right now" rather than a bug. */
-const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|READONLY|NOREPLICAS)\b/;
+/**
+ * Redis error replies that mean "not available right now" rather than a bug: a redirection (MOVED, ASK)
+ * that reaches the store was not followed in time, so the slots are moving (D-STORE-DOWN: 503, retry later).
+ */
+const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|READONLY|NOREPLICAS|MOVED|ASK)\b/;
 
 function toStoreError(error: unknown): Error {
   if (error instanceof StoreUnavailableError) return error;

@@ -1,3 +1,4 @@
+import type { Cluster } from 'ioredis';
 import { StoreUnavailableError } from '../types.ts';
 import type { LuaScript, RedisClient, RedisConnection } from './connection.ts';
 
@@ -38,6 +39,23 @@ function checked(replies: Replies, durability: Durability): unknown {
 }
 
 /**
+ * Redirections a script's pipeline could not follow: MOVED or ASK (another node serves the slot) and
+ * READONLY (the node is a replica now). ioredis follows a redirection only when every command of a
+ * pipeline got the same one, and the WAIT beside the script gets a number or its own error, so a slot
+ * map gone stale in a failover (the old primary, restarted as a replica) would refuse every durable
+ * write of that slot until something else refreshed the map. The script did not run on that node.
+ */
+const REDIRECTED = /^(MOVED|ASK|READONLY)\b/;
+
+/** Redirected scripts sent again after a slot-map refresh, at most (the refresh itself waits for the cluster). */
+const REDIRECT_RETRIES = 2;
+
+/** Refreshes the Cluster's slot map (ioredis calls back at once when a refresh is already under way), then waits a failover's beat. */
+function refreshSlots(cluster: Cluster): Promise<void> {
+  return new Promise<void>((resolve) => cluster.refreshSlotsCache(() => resolve())).then(() => new Promise((resolve) => setTimeout(resolve, 50)));
+}
+
+/**
  * `connection` with every script (every write the stores make for an answer: the created resources,
  * the idempotency result, the bucket take) followed by `WAIT replicas timeoutMs` in the same pipeline,
  * so one round trip still carries it. On a Cluster the pipeline goes to the node of the script's keys
@@ -64,11 +82,18 @@ export function withReplicaWaits(connection: RedisConnection, durability: Durabi
     clustered: connection.clustered,
     script(script, keys, args) {
       return connection.run(async (c) => {
-        const replies = await send(c, script, keys, args, true);
-        const scriptError = replies?.[0]?.[0];
-        // Redis did not know the script yet: load it by EVAL (the WAIT then confirms that run).
-        if (scriptError instanceof Error && scriptError.message.startsWith('NOSCRIPT')) return checked(await send(c, script, keys, args, false), durability);
-        return checked(replies, durability);
+        for (let attempt = 0; ; attempt += 1) {
+          let replies = await send(c, script, keys, args, true);
+          // Redis did not know the script yet: load it by EVAL (the WAIT then confirms that run).
+          if (replies?.[0]?.[0]?.message.startsWith('NOSCRIPT')) replies = await send(c, script, keys, args, false);
+          const scriptError = replies?.[0]?.[0];
+          // D-STORE-DURABILITY: a redirection the pipeline could not follow is followed here, with a fresh slot map.
+          if (connection.clustered && attempt < REDIRECT_RETRIES && scriptError && REDIRECTED.test(scriptError.message)) {
+            await refreshSlots(c as Cluster);
+            continue;
+          }
+          return checked(replies, durability);
+        }
       });
     },
   };
