@@ -68,6 +68,14 @@ export interface TestRecord {
   headline?: string;
   /** When failed because a value another requirement governs was missing: that requirement's ID (D-FINDINGS). */
   consequenceOf?: string;
+  /** When the exchanges the failure names break several other requirements: all of them, `consequenceOf` first (D-FINDINGS). */
+  causes?: Cause[];
+}
+
+/** A requirement a failure's named exchange breaks, with that answer's status (D-FINDINGS). */
+export interface Cause {
+  requirement: string;
+  status?: number;
 }
 
 export interface RequirementResult {

@@ -13,6 +13,8 @@ export type { Exchange };
 /** Name of the Playwright attachment that carries an `Exchange` as JSON. */
 export const EXCHANGE_ATTACHMENT = 'hac-evidence';
 
+import type { Cause } from '../../spec/results.ts';
+
 /** Name of the attachment that carries a failure's `Verdict` as JSON. */
 export const VERDICT_ATTACHMENT = 'hac-verdict';
 
@@ -22,6 +24,8 @@ export interface Verdict {
   expected?: string;
   /** The requirement whose defect this failure only repeats. */
   consequenceOf?: string;
+  /** When its exchanges break several requirements: all of them, `consequenceOf` first. */
+  causes?: Cause[];
 }
 
 /** Request headers that carry credentials: masked in the evidence (the curl line keeps them, to reproduce). */

@@ -11,14 +11,23 @@ const LEVEL_RANK: Record<Level, number> = { MUST: 0, SHOULD: 1, MAY: 2 };
 const broken = (r: RequirementResult): boolean => r.outcome === 'failed' || r.outcome === 'warning';
 const failing = (r: RequirementResult): RequirementResult['tests'] => r.tests.filter((t) => t.status !== 'passed' && t.status !== 'skipped');
 
-/** The requirement `r` is a consequence of, when every failing check of `r` names the same other broken requirement. */
-function directCause(r: RequirementResult, byId: ReadonlyMap<string, RequirementResult>): string | undefined {
-  const tests = failing(r);
-  const causes = new Set(tests.map((t) => t.consequenceOf));
-  const cause = tests[0]?.consequenceOf;
-  if (cause === undefined || causes.size !== 1 || cause === r.id) return undefined;
-  const target = byId.get(cause);
-  return target && broken(target) ? cause : undefined;
+/**
+ * The requirements `r` is a consequence of, when every failing check of `r` names another broken
+ * requirement: one cause, or several (a check with two IDs failing on an Allow defect, another on the
+ * 405's media type). Empty when one of its failing checks is its own.
+ */
+function directCauses(r: RequirementResult, byId: ReadonlyMap<string, RequirementResult>): string[] {
+  const causes = new Set<string>();
+  for (const t of failing(r)) {
+    const named = t.causes?.map((c) => c.requirement) ?? (t.consequenceOf === undefined ? [] : [t.consequenceOf]);
+    if (named.length === 0) return [];
+    for (const cause of named) {
+      const target = cause === r.id ? undefined : byId.get(cause);
+      if (target === undefined || !broken(target)) return [];
+      causes.add(cause);
+    }
+  }
+  return [...causes];
 }
 
 /** The rule an error answer not served as a problem document breaks first (D-FINDINGS). */
@@ -71,31 +80,39 @@ function markImplied(requirements: readonly RequirementResult[]): void {
 export function groupFindings(requirements: RequirementResult[]): Finding[] {
   markImplied(requirements);
   const byId = new Map(requirements.map((r) => [r.id, r]));
-  const rootOf = (r: RequirementResult): string | undefined => {
+  // The causes at the end of each chain of consequences (a cause of a cause is the finding).
+  const rootsOf = (r: RequirementResult): string[] => {
+    const roots: string[] = [];
     const seen = new Set([r.id]);
-    let cause = directCause(r, byId);
-    for (;;) {
-      const next = cause === undefined ? undefined : byId.get(cause);
-      const further = next ? directCause(next, byId) : undefined;
-      if (further === undefined || seen.has(further)) return cause;
-      seen.add(cause ?? '');
-      cause = further;
+    const queue = directCauses(r, byId);
+    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const further = directCauses(byId.get(id) as RequirementResult, byId).filter((c) => !seen.has(c));
+      if (further.length === 0) roots.push(id);
+      else queue.push(...further);
     }
+    return roots;
   };
-  // A finding's key: its cause, and for PROBLEM_MEDIA the status of the answers it is about.
+  // A finding's key: its cause, and for PROBLEM_MEDIA the status of the answers it is about (those of
+  // the checks that name it as their cause, when some do).
   const keysOf = (cause: string, r: RequirementResult): string[] => {
     if (cause !== PROBLEM_MEDIA) return [cause];
-    const statuses = [...new Set(failing(r).map(statusOf).filter((s) => s !== undefined))];
+    // A failure naming several causes says which of its answers breaks which (Cause.status).
+    const statusesOf = (t: TestRecord): (number | undefined)[] =>
+      t.causes ? t.causes.filter((c) => c.requirement === cause).map((c) => c.status) : [statusOf(t)];
+    const own = failing(r).filter((t) => t.consequenceOf === cause || t.causes?.some((c) => c.requirement === cause));
+    const statuses = [...new Set((own.length > 0 ? own : failing(r)).flatMap(statusesOf).filter((s) => s !== undefined))];
     return statuses.length === 0 ? [cause] : statuses.map((s) => `${cause} ${s}`);
   };
   const findings = new Map<string, Finding>();
   const consequences: [string, RequirementResult][] = [];
   for (const r of requirements.filter(broken)) {
     delete r.consequenceOf;
-    const cause = rootOf(r);
-    if (cause !== undefined) {
-      r.consequenceOf = cause;
-      consequences.push([cause, r]);
+    const roots = rootsOf(r);
+    if (roots.length > 0) {
+      r.consequenceOf = roots[0] as string;
+      for (const cause of roots) consequences.push([cause, r]);
       continue;
     }
     for (const key of keysOf(r.id, r)) {

@@ -62,7 +62,8 @@ export function headlineOf(input: HeadlineInput): string {
   // A status or value the suite noted reads "expected 415"; a rule from the catalogue "expected: a request body …".
   const rule = verdict?.expected ?? `: ${summary ? ruleText(summary).replace(/^[A-Z](?=[a-z ])/, (c) => c.toLowerCase()) : `${input.title} to pass`}`;
   const expectation = `expected${rule.startsWith(':') ? rule : ` ${rule}`} (${cause ?? input.ids.join(', ')})`;
-  const consequence = cause ? `; ${input.ids.join(', ')} fails as a consequence` : '';
+  const others = input.ids.filter((id) => id !== cause);
+  const consequence = cause && others.length > 0 ? `; ${others.join(', ')} fails as a consequence` : '';
   if (!exchange) {
     const what = (input.error ?? 'the check failed').split('\n')[0] ?? '';
     return `${input.title}: ${what.length > 160 ? `${what.slice(0, 159)}…` : what}; ${expectation}${consequence}`;

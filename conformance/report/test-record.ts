@@ -95,6 +95,7 @@ export function recordOf(test: TestCase, rootDir: string, summaryOf: (id: string
     if (exchange) record.exchange = exchange;
     const verdict = verdictOf(result);
     if (verdict?.consequenceOf) record.consequenceOf = verdict.consequenceOf;
+    if (verdict?.causes) record.causes = verdict.causes;
     // D-FINDINGS: one sentence from the exchange; the assertion's own text stays in `error`.
     record.headline = headlineOf({
       ids: requirementIdsOf(test, result),

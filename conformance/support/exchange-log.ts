@@ -13,6 +13,7 @@
  */
 import { exchangeOf, EXCHANGE_ATTACHMENT, VERDICT_ATTACHMENT } from '../report/exchange.ts';
 import type { Exchange, Verdict } from '../report/exchange.ts';
+import type { Cause } from '../../spec/results.ts';
 import type { HttpResponse, SentRequest } from './http.ts';
 import { harRecording, recordForHar } from './har-log.ts';
 
@@ -157,17 +158,28 @@ export function evidenceFor(failureText: string): Exchange | undefined {
 
 /**
  * The verdict details of a failure of a test declaring `declared`: what the rule of its evidence
- * expected, and the requirement it is a consequence of when every exchange it names breaks one
- * requirement the test does not declare.
+ * expected, and the requirements it is a consequence of when every exchange it names breaks a
+ * requirement other than the test's only one (one, or several: a check over every provoked error may
+ * name a 400 where a 422 is due and a text 401; D-FINDINGS lists it under each of their findings). A
+ * test of two IDs failing on one of them (the method property on an Allow) is that one's finding, and
+ * a consequence under the other.
  */
 export function verdictFor(failureText: string, declared: readonly string[]): Verdict {
   const named = namedBy(failureText);
   const first = named[0];
   const verdict: Verdict = {};
   if (first?.breaks) verdict.expected = first.breaks.expected;
-  const causes = new Set(named.map((n) => n.breaks?.requirement));
-  const cause = first?.breaks?.requirement;
-  if (cause !== undefined && causes.size === 1 && !declared.includes(cause)) verdict.consequenceOf = cause;
+  // A cause the test declares is a consequence only for its other IDs: a check of one ID failing on its own rule is its own finding.
+  const own = (requirement: string): boolean => declared.includes(requirement) && declared.length === 1;
+  if (named.length === 0 || named.some((n) => n.breaks === undefined || own(n.breaks.requirement))) return verdict;
+  const causes = new Map<string, Cause>();
+  for (const n of named) {
+    const requirement = n.breaks?.requirement as string;
+    const status = n.response?.status;
+    causes.set(`${requirement} ${status}`, { requirement, ...(status === undefined ? {} : { status }) });
+  }
+  verdict.consequenceOf = first?.breaks?.requirement as string;
+  if (new Set([...causes.values()].map((c) => c.requirement)).size > 1) verdict.causes = [...causes.values()];
   return verdict;
 }
 

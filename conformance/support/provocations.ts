@@ -9,6 +9,7 @@ import { uniqueValue, fillTemplate } from './template.ts';
 import type { HttpResponse } from './http.ts';
 import type { Target } from './target.ts';
 import { noteBreaks } from './exchange-log.ts';
+import { problemIssues } from './problem.ts';
 import type { RequirementId } from '../../spec/requirement-ids.ts';
 
 export interface Provocation {
@@ -145,6 +146,9 @@ export async function provokeAll(target: Target): Promise<{ provocation: Provoca
     if (provocation.requirement && !provocation.accepted.includes(response.status)) {
       noteBreaks(response, provocation.requirement, acceptedText(provocation));
     }
+    // An error answer that is no problem document breaks the first envelope rule it breaks (problemIssues):
+    // a check over every provoked error failing on it for that alone repeats that defect.
+    problemIssues(response);
     return { provocation, response };
   });
 }

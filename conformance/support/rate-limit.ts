@@ -175,7 +175,12 @@ export class Bucket {
     const { reset, retryAfter } = rateHeaders(response);
     const seconds = response.status === 429 ? Math.max(reset ?? 0, retryAfter ?? 1) : (reset ?? 0);
     if (!Number.isFinite(seconds)) throw new Error(`no usable RateLimit-Reset: ${exchangeText(response)}`);
-    if (seconds > maxSeconds) throw new Error(`the bucket refills in ${seconds} s, longer than ${maxSeconds} s`);
+    if (seconds > maxSeconds) {
+      // D-FINDINGS: a wait this long read from RateLimit-Reset (koa-ratelimit sends a Unix timestamp) is that header's
+      // defect when RATE-LIMIT-HEADER-RESET fails too; the checks that needed the wait are its consequences.
+      if ((reset ?? 0) >= seconds) noteBreaks(response, 'RATE-LIMIT-HEADER-RESET', 'RateLimit-Reset in delta-seconds, within the window');
+      throw new Error(`the bucket refills in ${seconds} s, longer than ${maxSeconds} s: ${exchangeText(response)}`);
+    }
     const waitUntil = response.receivedAt + seconds * 1000 + 100;
     await waitFor(waitUntil - performance.now(), `the bucket's refill, ${seconds} s (RateLimit-Reset)`);
     return response;

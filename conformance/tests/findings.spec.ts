@@ -42,6 +42,21 @@ test('a consequence of a requirement that did not fail is a finding of its own; 
   expect(finding?.breaks).toEqual(['STATUS-201-CREATED-LOCATION', 'METHOD-DELETE-IDEMPOTENT']);
 });
 
+test('a requirement whose failing checks are consequences of two broken requirements is listed under both findings, not as its own', () => {
+  const property = failing('METHOD-NOT-ALLOWED-405', 'MUST', 'METHOD-ALLOW-HEADER');
+  const media = failing('METHOD-NOT-ALLOWED-405', 'MUST', 'STATUS-415-MEDIA-TYPE').tests;
+  property.tests.push(...media);
+  const requirements = [failing('STATUS-415-MEDIA-TYPE', 'MUST'), property, failing('METHOD-ALLOW-HEADER', 'MUST')];
+  expect(groupFindings(requirements).map((f) => [f.cause, f.breaks])).toEqual([
+    ['STATUS-415-MEDIA-TYPE', ['STATUS-415-MEDIA-TYPE', 'METHOD-NOT-ALLOWED-405']],
+    ['METHOD-ALLOW-HEADER', ['METHOD-ALLOW-HEADER', 'METHOD-NOT-ALLOWED-405']],
+  ]);
+  // One of its checks its own: a finding of its own.
+  const own = failing('METHOD-NOT-ALLOWED-405', 'MUST', 'METHOD-ALLOW-HEADER');
+  own.tests.push(...failing('METHOD-NOT-ALLOWED-405', 'MUST').tests);
+  expect(groupFindings([own, failing('METHOD-ALLOW-HEADER', 'MUST')]).map((f) => f.cause)).toEqual(['METHOD-NOT-ALLOWED-405', 'METHOD-ALLOW-HEADER']);
+});
+
 /** A failed record about an error answer with `status`, served as `contentType`. */
 function about(id: string, status: number, contentType: string, consequenceOf?: string): RequirementResult {
   const exchange: Exchange = {

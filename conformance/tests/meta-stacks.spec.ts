@@ -10,8 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
 import { pool } from '../../fixtures/broken/check.ts';
-import { asDeclared, checkStack, formatStackTable } from '../../fixtures/stacks/check.ts';
+import { asDeclared, checkStack, findingProblems, formatStackTable } from '../../fixtures/stacks/check.ts';
 import { STACKS } from '../../fixtures/stacks/index.ts';
+import { defectsOf, failureKey } from '../../fixtures/stacks/stack.ts';
+import type { TrueFailure } from '../../fixtures/stacks/stack.ts';
 import { installedVersion, renderMatrix } from '../../fixtures/stacks/matrix.ts';
 import type { StacksMatrix } from '../../fixtures/stacks/matrix.ts';
 import { redisAnswers, sharedRedisUrl } from '../../reference-impl/tools/redis-admin.ts';
@@ -24,7 +26,9 @@ test('every stack declares its failures as data: a MUST of the catalogue, the li
   const levels = new Map(catalogue.requirements.map((r) => [r.id, r.level]));
   expect(STACKS.map((s) => s.name)).toEqual(['express', 'fastify', 'hono', 'koa']);
   for (const stack of STACKS) {
-    expect(new Set(stack.expected.map((f) => f.id)).size, `${stack.name}: one entry per requirement`).toBe(stack.expected.length);
+    // One entry per requirement, status (D-FINDINGS splits a finding per error status) and defect.
+    const entries = stack.expected.map((f) => `${failureKey(f)} ${f.source}`);
+    expect(new Set(entries).size, `${stack.name}: one entry per requirement, status and defect`).toBe(stack.expected.length);
     for (const failure of stack.expected) {
       const where = `${stack.name} ${failure.id}`;
       expect(levels.get(failure.id), `${where} is a MUST of spec/requirements.json`).toBe('MUST');
@@ -50,6 +54,35 @@ test('the published matrix (fixtures/stacks/stacks-matrix.json) shows the declar
   expect(read('README.md'), 'README.md shows the current table').toContain(table.trim());
 });
 
+test('findings against declared defects: one finding per defect, split per status, none listing another defect\'s MUSTs', () => {
+  const entry = (id: string, source: string, status?: number): TrueFailure =>
+    ({ id, source, library: source, why: 'why', fix: 'fix', ...(status ? { status } : {}) });
+  const defects = defectsOf([
+    entry('PROBLEM-CONTENT-TYPE', 'text-401', 401),
+    entry('AUTH-401-MISSING', 'text-401'),
+    entry('PROBLEM-CONTENT-TYPE', 'text-429', 429),
+    entry('RATE-LIMIT-PROBLEM-BODY', 'text-429'),
+    entry('CACHE-CONTROL-DECLARED', 'no-cache'),
+  ]);
+  const failed = new Set(['PROBLEM-CONTENT-TYPE', 'AUTH-401-MISSING', 'RATE-LIMIT-PROBLEM-BODY', 'CACHE-CONTROL-DECLARED']);
+  const right = [
+    { cause: 'PROBLEM-CONTENT-TYPE', status: 401, breaks: ['PROBLEM-CONTENT-TYPE', 'AUTH-401-MISSING'] },
+    { cause: 'PROBLEM-CONTENT-TYPE', status: 429, breaks: ['PROBLEM-CONTENT-TYPE', 'RATE-LIMIT-PROBLEM-BODY'] },
+    { cause: 'CACHE-CONTROL-DECLARED', breaks: ['CACHE-CONTROL-DECLARED'] },
+  ];
+  expect(findingProblems(right, defects, failed)).toEqual([]);
+  // The limiter's 429 told as its own finding beside its media-type one: two findings for one defect.
+  expect(findingProblems([...right, { cause: 'RATE-LIMIT-PROBLEM-BODY', breaks: ['RATE-LIMIT-PROBLEM-BODY'] }], defects, failed)).toEqual([
+    'one text-429 defect (PROBLEM-CONTENT-TYPE 429, RATE-LIMIT-PROBLEM-BODY) is 2 findings: PROBLEM-CONTENT-TYPE 429, RATE-LIMIT-PROBLEM-BODY',
+  ]);
+  // One finding over two defects (the 429's body listed under the 401's finding), and the 429 then no finding.
+  const merged = [{ ...right[0]!, breaks: [...right[0]!.breaks, 'RATE-LIMIT-PROBLEM-BODY'] }, right[2]!];
+  expect(findingProblems(merged, defects, failed)).toEqual([
+    'finding PROBLEM-CONTENT-TYPE 401 (text-401) also lists RATE-LIMIT-PROBLEM-BODY, declared under another defect',
+    'one text-429 defect (PROBLEM-CONTENT-TYPE 429, RATE-LIMIT-PROBLEM-BODY) is 0 findings',
+  ]);
+});
+
 // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture arguments from the pattern
 test('the suite fails exactly the declared MUSTs of every stack, and no other', async ({}, testInfo) => {
   test.setTimeout(12 * 60_000);
@@ -69,6 +102,8 @@ test('the suite fails exactly the declared MUSTs of every stack, and no other', 
     expect.soft(outcome.unexpected, `${outcome.stack}: no MUST fails beyond the declared ones (a false alarm, or a failure to declare)`).toEqual([]);
     expect.soft(outcome.missing, `${outcome.stack}: every declared failure is reported (else update expected.ts)`).toEqual([]);
     expect.soft(outcome.exitCode, `${outcome.stack}: the CLI exits 1 (MUST failures)`).toBe(1);
+    // D-FINDINGS: the report lists defects, one finding each (expected.ts declares them, stack.ts defectsOf).
+    expect.soft(outcome.findingProblems, `${outcome.stack}: its findings are its declared defects`).toEqual([]);
   }
   if (outcomes.every(asDeclared)) rmSync(outRoot, { recursive: true, force: true });
 });
