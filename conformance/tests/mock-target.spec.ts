@@ -99,5 +99,10 @@ test.describe('a Prism mock of a corpus document, judged by init --target and ru
     expect(run.code, run.stderr).toBe(1);
     // A MUST failure not listed is a false alarm; a listed one that passed means the list is stale.
     expect(failed.map((r) => r.id).sort(), listing.join('\n')).toEqual(Object.keys(EXPECTED_MUST_FAILURES).sort());
+    // D-FINDINGS: the mock has no rate limiter, one defect: at most one MUST finding breaks RATE-LIMIT- requirements.
+    const mustFindings = (results.findings ?? []).filter((f) => f.level === 'MUST' && f.outcome === 'failed');
+    const rateLimitFindings = mustFindings.filter((f) => f.breaks.some((id) => id.startsWith('RATE-LIMIT-')));
+    expect(rateLimitFindings.map((f) => `${f.cause}: ${f.breaks.join(', ')}`), 'the absent rate limit is one finding').toHaveLength(1);
+    test.info().annotations.push({ type: 'findings', description: mustFindings.map((f) => `${f.cause}${f.status ? ` ${f.status}` : ''}: ${f.breaks.join(', ')}`).join('\n') });
   });
 });
