@@ -4,16 +4,29 @@
  */
 import { ID } from './requirements.ts';
 import { PROBLEM_TYPE_BASE } from '../../spec/problem-types.ts';
-import { attemptSummary, keyPresent, problemBody, surfacedStatus, verdict } from './scenario-kit.ts';
-import type { Check, Scenario, ScenarioRun, Verdict } from './scenario-kit.ts';
+import { attemptSummary, inconclusive, keyPresent, latenessOver, ms, problemBody, surfacedStatus, verdict } from './scenario-kit.ts';
+import type { Check, JudgeContext, Scenario, ScenarioRun, Verdict } from './scenario-kit.ts';
 
 const VALIDATION_ERRORS = [
   { field: 'amount', message: 'must be an integer amount in minor units' },
   { field: 'currency', message: 'must be a lowercase currency code' },
 ];
 
-function singleAttempt(run: ScenarioRun, id: string, status: number): Check {
-  return verdict(id, `${run.scenario}: a ${status} is not retried`, run.attempts.length === 1, `attempts: ${attemptSummary(run.attempts)}`);
+/**
+ * The final answer is not retried. D-CLIENT-TIMING: a second attempt after a stall of the machine
+ * (timer lateness beyond the tolerance between the answer and the retry) may be the client's timeout
+ * firing before its stalled loop read the answer, a retry the document allows: inconclusive, played
+ * again, never passed.
+ */
+function singleAttempt(run: ScenarioRun, id: string, status: number, ctx: JudgeContext): Check {
+  const title = `${run.scenario}: a ${status} is not retried`;
+  const detail = `attempts: ${attemptSummary(run.attempts)}`;
+  const [first, second] = run.attempts;
+  const late = latenessOver(first?.endedAt, second?.arrivedAt, ctx);
+  if (second !== undefined && late > ctx.tolerance.lateMs) {
+    return inconclusive(id, title, `${detail} (${ms(late)} of timer lateness between the answer and the retry)`);
+  }
+  return verdict(id, title, run.attempts.length === 1, detail);
 }
 
 function finalScenario(name: string, status: number, title: string, operation: Scenario['operation'], extra: Record<string, unknown>, id: string): Scenario {
@@ -23,11 +36,11 @@ function finalScenario(name: string, status: number, title: string, operation: S
     operation,
     budgetSeconds: 20,
     script: (a) => ({ kind: 'respond', status, body: problemBody(status, title, a.path, extra) }),
-    judge: (run): Verdict => {
+    judge: (run, ctx): Verdict => {
       const out = run.adapter.output;
       const surfaced = out?.status === status && out.problem?.title === title && out.problem.status === status;
       const checks: Check[] = [
-        singleAttempt(run, id, status),
+        singleAttempt(run, id, status, ctx),
         verdict(
           ID.surface,
           `${run.scenario}: the ${status} response and its problem are surfaced`,

@@ -103,6 +103,7 @@ test.describe('a Prism mock of a corpus document, judged by init --target and ru
     const mustFindings = (results.findings ?? []).filter((f) => f.level === 'MUST' && f.outcome === 'failed');
     const rateLimitFindings = mustFindings.filter((f) => f.breaks.some((id) => id.startsWith('RATE-LIMIT-')));
     expect(rateLimitFindings.map((f) => `${f.cause}: ${f.breaks.join(', ')}`), 'the absent rate limit is one finding').toHaveLength(1);
-    test.info().annotations.push({ type: 'findings', description: mustFindings.map((f) => `${f.cause}${f.status ? ` ${f.status}` : ''}: ${f.breaks.join(', ')}`).join('\n') });
+    const findingLines = mustFindings.map((f) => `${f.cause}${f.status ? ` ${f.status}` : ''}: ${f.breaks.join(', ')}`);
+    test.info().annotations.push({ type: 'findings', description: findingLines.join('\n') });
   });
 });
