@@ -306,6 +306,29 @@ test.describe('a primary killed under keyed load, on a local cluster with replic
   // D-STORE-DURABILITY: after a failover an instance's slot map may still name a node that no longer serves the slot.
   // The script's MOVED and the WAIT's own answer differ, so ioredis does not follow the redirection of the pipeline;
   // the store does, with a fresh map, and the write is not refused.
+  // D-STORE-DURABILITY: a WAIT a node does not answer in time (seen after a failover: for minutes) wedges the
+  // connection, as Redis answers in order. The store drops that connection, so the next write gets a fresh one.
+  test('a WAIT that outlives the command timeout does not wedge the connection: the next durable write succeeds', async () => {
+    const nodes = cluster!;
+    const keyPrefix = uniqueKeyPrefix('test', 'wedged-wait');
+    const key = `${keyPrefix}{res}:probe`;
+    const base = connectRedis({ url: '', cluster: nodes.nodes, commandTimeoutMs: 500 });
+    const durable = withReplicaWaits(base, DURABILITY);
+    // Five replicas for 3 s: no primary has them, so its WAIT blocks the connection past the 500 ms command timeout.
+    const blocking = withReplicaWaits(base, { replicas: 5, timeoutMs: 3000 });
+    const increment = lua("return redis.call('INCR', KEYS[1])");
+    try {
+      await until(async () => (await durable.script(increment, [key], [])) === 1, 20_000, 'a first durable write');
+      await expect(blocking.script(increment, [key], [])).rejects.toThrow(/timed out/);
+      const started = performance.now();
+      await expect(durable.script(increment, [key], [])).resolves.toBe(3);
+      expect(performance.now() - started, 'answered at once, not behind the blocked WAIT').toBeLessThan(500);
+    } finally {
+      await base.close();
+      await nodes.deleteKeys(keyPrefix).catch(() => undefined);
+    }
+  });
+
   test('a durable write whose slot map went stale (another primary named for its slot) follows the redirection', async () => {
     const nodes = cluster!;
     const keyPrefix = uniqueKeyPrefix('test', 'stale-slots');

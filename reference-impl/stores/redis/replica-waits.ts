@@ -1,4 +1,5 @@
 import type { Cluster } from 'ioredis';
+import keySlot from 'cluster-key-slot';
 import { StoreUnavailableError } from '../types.ts';
 import type { LuaScript, RedisClient, RedisConnection } from './connection.ts';
 
@@ -56,6 +57,19 @@ function refreshSlots(cluster: Cluster): Promise<void> {
 }
 
 /**
+ * Drops the connection to the node serving `key` after a script and its WAIT timed out there. A WAIT
+ * that a node never answers (measured: after a failover, a node's `WAIT 1 100` at the head of its
+ * command queue for minutes, 61 to 181 commands queued behind it) wedges that connection: Redis
+ * answers in order, so every later command times out too. Dropped, the connection's pending commands
+ * fail (503, retried by the client) and the next command opens a fresh one (D-STORE-DURABILITY).
+ */
+function dropWedged(cluster: Cluster, key: string | undefined): void {
+  if (key === undefined) return;
+  const serving = cluster.slots[keySlot(key)]?.[0];
+  cluster.nodes('master').find((node) => `${node.options.host}:${node.options.port}` === serving)?.disconnect();
+}
+
+/**
  * `connection` with every script (every write the stores make for an answer: the created resources,
  * the idempotency result, the bucket take) followed by `WAIT replicas timeoutMs` in the same pipeline,
  * so one round trip still carries it. On a Cluster the pipeline goes to the node of the script's keys
@@ -86,6 +100,8 @@ export function withReplicaWaits(connection: RedisConnection, durability: Durabi
           let replies = await send(c, script, keys, args, true);
           // Redis did not know the script yet: load it by EVAL (the WAIT then confirms that run).
           if (replies?.[0]?.[0]?.message.startsWith('NOSCRIPT')) replies = await send(c, script, keys, args, false);
+          // A pipeline reports a command timeout in its replies, not as a rejection.
+          if (connection.clustered && replies?.some(([error]) => error?.message === 'Command timed out')) dropWedged(c as Cluster, keys[0]);
           const scriptError = replies?.[0]?.[0];
           // D-STORE-DURABILITY: a redirection the pipeline could not follow is followed here, with a fresh slot map.
           if (connection.clustered && attempt < REDIRECT_RETRIES && scriptError && REDIRECTED.test(scriptError.message)) {
