@@ -9,7 +9,11 @@
  * `STATUS-404` does not select `STATUS-404-UNKNOWN-ROUTE`; any other text is used as given.
  */
 export function grepPattern(selection: string): string {
-  const tag = selection.startsWith('@') ? selection.slice(1) : selection;
-  if (/^[A-Za-z][A-Za-z0-9-]*$/.test(tag)) return `@${tag}(?![A-Za-z0-9-])`;
-  return selection;
+  if (!isTagSelection(selection)) return selection;
+  return `@${selection.replace(/^@/, '')}(?![A-Za-z0-9-])`;
+}
+
+/** True when `selection` is one requirement ID or group tag (with or without its `@`), not a free pattern. */
+export function isTagSelection(selection: string): boolean {
+  return /^@?[A-Za-z][A-Za-z0-9-]*$/.test(selection);
 }

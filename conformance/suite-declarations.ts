@@ -12,7 +12,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { grepPattern } from './selection.ts';
+import { grepPattern, isTagSelection } from './selection.ts';
 
 /** One spec file: the tags of each of its checks, or `undefined` when they cannot be read from the source. */
 export interface SpecDeclarations {
@@ -47,11 +47,6 @@ export function suiteDeclarations(suiteDir: string, extension: string): SpecDecl
       return { file, checks: undefined };
     }
   });
-}
-
-/** True when `grep` is one requirement ID or tag, the selections the declarations can answer for. */
-export function isTagSelection(grep: string): boolean {
-  return /^@?[A-Za-z][A-Za-z0-9-]*$/.test(grep);
 }
 
 /** How many checks of `spec` the selection `grep` picks, matched as Playwright matches the CLI's pattern; undefined when unknown. */
