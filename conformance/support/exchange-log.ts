@@ -27,7 +27,7 @@ interface Noted {
   /** When (in `tick`s) the answer came, and when `exchangeText` last printed it. */
   answeredTick?: number;
   describedTick?: number;
-  breaks?: { requirement: string; expected: string };
+  breaks?: { requirement: string; expected: string; ownRuleText?: boolean };
 }
 
 /** The most recent exchanges of the test, oldest first (bounded: rate-limit and property tests send hundreds). */
@@ -111,10 +111,17 @@ export function noteDescribed(response: HttpResponse, text: string): void {
 /**
  * `response` breaks `requirement`, which expected `expected` (a status, "a Location header"): a
  * failure that names only such exchanges is a consequence of that requirement (D-FINDINGS).
+ * `ownRuleText`: a check of `requirement` itself states what it expected better than `expected`
+ * (its headline quotes the rule from the catalogue).
  */
-export function noteBreaks(response: HttpResponse, requirement: string, expected: string, options: { unlessNoted?: boolean } = {}): void {
+export function noteBreaks(
+  response: HttpResponse,
+  requirement: string,
+  expected: string,
+  options: { unlessNoted?: boolean; ownRuleText?: boolean } = {},
+): void {
   const entry = entryOf(response);
-  if (entry && !(options.unlessNoted && entry.breaks)) entry.breaks = { requirement, expected };
+  if (entry && !(options.unlessNoted && entry.breaks)) entry.breaks = { requirement, expected, ...(options.ownRuleText ? { ownRuleText: true } : {}) };
 }
 
 /**
@@ -168,7 +175,7 @@ export function verdictFor(failureText: string, declared: readonly string[]): Ve
   const named = namedBy(failureText);
   const first = named[0];
   const verdict: Verdict = {};
-  if (first?.breaks) verdict.expected = first.breaks.expected;
+  if (first?.breaks && !(first.breaks.ownRuleText && declared.includes(first.breaks.requirement))) verdict.expected = first.breaks.expected;
   // A cause the test declares is a consequence only for its other IDs: a check of one ID failing on its own rule is its own finding.
   const own = (requirement: string): boolean => declared.includes(requirement) && declared.length === 1;
   if (named.length === 0 || named.some((n) => n.breaks === undefined || own(n.breaks.requirement))) return verdict;

@@ -68,7 +68,7 @@ export function problemIssues(response: HttpResponse): string[] {
   const members = membersIssue(response);
   const status = statusIssue(response);
   const first = contentType ? 'PROBLEM-CONTENT-TYPE' : members ? 'PROBLEM-MEMBERS' : status ? 'PROBLEM-STATUS-MATCHES' : undefined;
-  if (first !== undefined && response.status >= 400) noteBreaks(response, first, 'a problem document', { unlessNoted: true });
+  if (first !== undefined && response.status >= 400) noteBreaks(response, first, 'a problem document', { unlessNoted: true, ownRuleText: true });
   return [contentType, members, status].filter((i): i is string => i !== undefined);
 }
 
