@@ -45,8 +45,8 @@ test('the embedded reference server passes every testable MUST', { tag: ['@cli']
     .map((r) => `${r.id}: ${r.outcome} (${r.reason ?? ''})`);
   expect(notPassed, 'MUSTs of the reference server that did not pass').toEqual([]);
   expect(run.code).toBe(0);
-  // The target is under 60 s on an idle 2-core machine; the bound leaves room for a busy one.
-  expect(results.durationMs).toBeLessThan(90_000);
+  // Its time is a speed target, kept in the bench (bench/phases/suite-time.ts), not here: beside the
+  // meta-tests at load 12-15 a whole run took 103 s, which says nothing about the suite.
 });
 
 test('against a stub answering 200 {} the smoke run exits 1 with most MUSTs failed', { tag: ['@cli'] }, async () => {
