@@ -59,6 +59,9 @@ test('well-formed answers break no rule', () => {
   expect(violations(exchange('GET', '/users', 200, { body: { items: [] } }))).toEqual([]);
   expect(violations(exchange('DELETE', '/users/1', 204))).toEqual([]);
   expect(violations(exchange('GET', '/users/9?x=1', 404))).toEqual([]);
+  // error=invalid_token as a token is the same auth-param as its quoted form (RFC 9110 §11.2; werkzeug sends it so).
+  const unquoted = { 'www-authenticate': 'Bearer realm="api", error=invalid_token' };
+  expect(violations(exchange('GET', '/account', 401, { headers: unquoted, request: { authorization: 'Bearer nope' } }))).toEqual([]);
   const basic = exchange('GET', '/account', 401, { headers: { 'www-authenticate': 'Bearer realm="api"' }, request: { authorization: 'Basic x' } });
   expect(violations(basic)).toEqual([]);
   expect(violations(exchange('PATCH', '/users', 405, { headers: { allow: 'GET, HEAD, POST, OPTIONS' } }))).toEqual([]);

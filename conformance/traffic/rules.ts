@@ -13,6 +13,7 @@ import { METHODS } from 'node:http';
 import { getValidator } from '../../spec/schemas.ts';
 import type { RequirementId } from '../../spec/requirement-ids.ts';
 import { otherRateLimitFields, rateHeaders } from '../support/rate-limit.ts';
+import { BEARER_CHALLENGE, INVALID_TOKEN_ERROR } from '../support/challenge.ts';
 import type { HttpResponse } from '../support/http.ts';
 import type { Credentials } from '../target/profile.ts';
 
@@ -151,8 +152,6 @@ const problemInstance: ResponseRule = {
 
 /** A value of Authorization that is a well-formed bearer credential (RFC 6750 §2.1, any run of spaces). */
 const BEARER_CREDENTIAL = /^bearer +[A-Za-z0-9\-._~+/]+=*\s*$/i;
-/** A Bearer challenge among the challenges of WWW-Authenticate. */
-const BEARER_CHALLENGE = /(^|,)\s*bearer(\s|,|$)/i;
 
 /**
  * AUTH-WWW-AUTHENTICATE: every 401 carries a Bearer challenge, with `error="invalid_token"` when the
@@ -168,7 +167,10 @@ const bearerChallenge: ResponseRule = {
     const challenge = exchange.headers['www-authenticate'];
     if (challenge === undefined || !BEARER_CHALLENGE.test(challenge)) return violation(`a 401 with WWW-Authenticate ${shown(challenge)}`);
     const sentToken = BEARER_CREDENTIAL.test(exchange.request.headers.authorization ?? '');
-    return verdict(!sentToken || /error\s*=\s*"?invalid_token"?/i.test(challenge), () => `a 401 for a bearer token with WWW-Authenticate ${shown(challenge)}, without error="invalid_token"`);
+    return verdict(
+      !sentToken || INVALID_TOKEN_ERROR.test(challenge),
+      () => `a 401 for a bearer token with WWW-Authenticate ${shown(challenge)}, without error="invalid_token"`,
+    );
   },
 };
 
