@@ -199,8 +199,10 @@ export async function initCommand(args: string[], io: { cwd?: string; interactiv
   }
   let draft: Draft;
   try {
-    const doc = await loadOpenApi(options.openapi, cwd);
+    const loadNotes: string[] = [];
+    const doc = await loadOpenApi(options.openapi, cwd, { onNote: (note) => loadNotes.push(note) });
     draft = draftProfile(doc, options.openapi);
+    draft.notes.unshift(...loadNotes);
     // A profile without a collection is one `run` refuses: say what the document lacks instead of writing it.
     if (draft.collections.length === 0) throw new OpenApiError(`${options.openapi}: ${noCollectionReason(doc)}`);
   } catch (error) {

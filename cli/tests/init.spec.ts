@@ -230,3 +230,28 @@ test('bodies without examples: required members sampled, readOnly members left o
   // A documented example that shows the server's id: the id is not sent.
   expect(validBody({ schema, example: { id: 7, name: 'rex' } })).toEqual({ name: 'rex' });
 });
+
+test("a document that says 3.0 but is valid only as 3.1 (FastAPI's exclusiveMinimum: 0) is read as 3.1 with a note; one invalid as both is not", async () => {
+  const dir = tempOut('openapi-31-keywords');
+  const fastapi = {
+    openapi: '3.0.2',
+    info: { title: 'FastAPI', version: '0.1.0' },
+    paths: {
+      '/items/{id}': {
+        get: {
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', exclusiveMinimum: 0 } }],
+          responses: { '200': { description: 'ok' } },
+        },
+      },
+    },
+  };
+  const file = join(dir, 'fastapi.json');
+  writeFileSync(file, JSON.stringify(fastapi));
+  const notes: string[] = [];
+  const doc = await loadOpenApi(file, PACKAGE_ROOT, { onNote: (n) => notes.push(n) });
+  expect(doc.paths['/items/{id}']?.get?.parameters?.[0]?.schema).toEqual({ type: 'integer', exclusiveMinimum: 0 });
+  expect(notes).toEqual([expect.stringContaining('says openapi 3.0.2 but is valid only as OpenAPI 3.1')]);
+  const broken = join(dir, 'broken.json');
+  writeFileSync(broken, JSON.stringify({ ...fastapi, paths: { '/x': { get: { responses: { '200': { description: 1 } } } } } }));
+  await expect(loadOpenApi(broken, PACKAGE_ROOT)).rejects.toThrow(/is not a valid OpenAPI document/);
+});

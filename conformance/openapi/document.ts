@@ -5,6 +5,7 @@
  * (`https://example.com/schemas/order.schema.json`) but that is shipped beside the document is read
  * from the local copy: a `$ref` resolved against that `$id` finds its sibling file without a network fetch.
  */
+import type * as OpenApiParser from '@readme/openapi-parser';
 import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -152,7 +153,11 @@ function localFirstResolver(): object {
  * spec/openapi.yaml): the suite reads the document a profile names only for its request schemas
  * (D-SCHEMA-INPUTS), and `init` has validated it when it wrote the profile.
  */
-export async function loadOpenApi(location: string, cwd: string = process.cwd(), options: { validate?: boolean } = {}): Promise<OpenApiDocument> {
+export async function loadOpenApi(
+  location: string,
+  cwd: string = process.cwd(),
+  options: { validate?: boolean; onNote?: (note: string) => void } = {},
+): Promise<OpenApiDocument> {
   const source = isUrl(location) ? location : resolve(cwd, location);
   // Without validation the dereferenced document is checked for Swagger 2.0 instead (`dereferenced`): the file is parsed once.
   if (!isUrl(source) && options.validate !== false) {
@@ -170,7 +175,7 @@ export async function loadOpenApi(location: string, cwd: string = process.cwd(),
     }
     if (isSwagger2(root)) throw new OpenApiError(swagger2Message(location));
   }
-  const { dereference, validate, compileErrors } = await import('@readme/openapi-parser');
+  const { dereference, validate, compileErrors, parse } = await import('@readme/openapi-parser');
   const parserOptions = { resolve: { file: localFirstResolver() }, dereference: { circular: 'ignore' } };
   const target = isUrl(source) ? source : pathToFileURL(source).href;
   if (options.validate === false) return dereferenced(target, location, parserOptions, dereference);
@@ -184,13 +189,43 @@ export async function loadOpenApi(location: string, cwd: string = process.cwd(),
     const root = (await dereference(target, parserOptions as never).catch(() => undefined)) as unknown;
     if (isSwagger2(root)) throw new OpenApiError(swagger2Message(location));
   }
-  if (!result.valid) throw new OpenApiError(`${location} is not a valid OpenAPI document:\n${compileErrors(result)}`);
+  if (!result.valid) {
+    const upgraded = await asOpenApi31(target, parserOptions, { parse, validate, dereference });
+    if (upgraded === undefined) throw new OpenApiError(`${location} is not a valid OpenAPI document:\n${compileErrors(result)}`);
+    options.onNote?.(
+      `${location} says openapi ${upgraded.said} but is valid only as OpenAPI 3.1 (a number for exclusiveMinimum or exclusiveMaximum, ` +
+        'as FastAPI before 0.99 writes): read as 3.1',
+    );
+    return upgraded.doc;
+  }
   const doc = (await dereference(target, parserOptions as never)) as unknown as OpenApiDocument;
   if (isSwagger2(doc)) throw new OpenApiError(swagger2Message(location));
   if (typeof doc.openapi !== 'string' || !/^3\.[01]\./.test(doc.openapi)) {
     throw new OpenApiError(`${location}: init reads OpenAPI 3.0 and 3.1 documents (this one says openapi: ${String(doc.openapi ?? doc)})`);
   }
   return doc;
+}
+
+type Parser = typeof OpenApiParser;
+
+/**
+ * D-OPENAPI-VERSION: a document that says 3.0 but is valid only as 3.1 (FastAPI before 0.99 labels its
+ * JSON Schema 2020-12 output `3.0.2`, with `exclusiveMinimum: 0` where 3.0 wants a boolean) is read as
+ * 3.1, the version its schemas are written in; undefined when it is invalid as 3.1 too, or says 3.1 already.
+ */
+async function asOpenApi31(
+  target: string,
+  parserOptions: object,
+  parser: Pick<Parser, 'parse' | 'validate' | 'dereference'>,
+): Promise<{ said: string; doc: OpenApiDocument } | undefined> {
+  const root = (await parser.parse(target, parserOptions as never).catch(() => undefined)) as { openapi?: unknown } | undefined;
+  if (root === undefined || typeof root.openapi !== 'string' || !/^3\.0\./.test(root.openapi)) return undefined;
+  const said = root.openapi;
+  const copy = { ...structuredClone(root), openapi: '3.1.0' };
+  const result = await parser.validate(structuredClone(copy) as never, parserOptions as never).catch(() => undefined);
+  if (!result?.valid) return undefined;
+  const doc = (await parser.dereference(copy as never, parserOptions as never).catch(() => undefined)) as OpenApiDocument | undefined;
+  return doc === undefined ? undefined : { said, doc };
 }
 
 /** The document at `target`, dereferenced without validation; an OpenApiError names `location` when it cannot be read. */
