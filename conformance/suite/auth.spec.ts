@@ -13,6 +13,7 @@ import type { HttpResponse } from '../support/http.ts';
 import type { Target } from '../support/target.ts';
 import { skipCheck } from '../support/skip.ts';
 import { INVALID_TOKEN_ERROR } from '../support/challenge.ts';
+import { noteBreaks } from '../support/exchange-log.ts';
 import { credentialsText, prepared, sendingOf } from '../support/sending.ts';
 
 /**
@@ -27,9 +28,27 @@ function onlyForBearer(target: Target): void {
   }
 }
 
-function protectedCall(target: Target, options: { token?: string | null; authorization?: string; headers?: Record<string, string> }): Promise<HttpResponse> {
+type CallOptions = { token?: string | null; authorization?: string; headers?: Record<string, string> };
+
+/** The profile's protected request with `options`' credentials; one sent without any notes AUTH-401-MISSING when it is not refused with 401. */
+async function protectedCall(target: Target, options: CallOptions): Promise<HttpResponse> {
   const prot = target.profile.protected;
-  return target.client.request(prot.method, prot.path, { ...options, ...(prot.body === undefined ? {} : { json: fillTemplate(prot.body) }) });
+  const response = await target.client.request(prot.method, prot.path, { ...options, ...(prot.body === undefined ? {} : { json: fillTemplate(prot.body) }) });
+  if (options.token === null && options.authorization === undefined) noteRefusal(response, 'AUTH-401-MISSING', options.headers?.cookie !== undefined);
+  return response;
+}
+
+/**
+ * D-FINDINGS: a request without credentials (AUTH-401-MISSING) or with an unknown token
+ * (AUTH-401-INVALID) that is not answered 401 is that rule's defect. The checks of other rules that
+ * send one (statelessness, the challenge) fail on it as its consequence: FastAPI's HTTPBearer answers
+ * 403 to a request without a token, one line of code and one finding. A cookie that is let in (2xx)
+ * is STATELESS-NO-SESSION's own defect, so only an error other than 401 is noted for it.
+ */
+function noteRefusal(response: HttpResponse, requirement: 'AUTH-401-MISSING' | 'AUTH-401-INVALID', cookieOnly = false): void {
+  if (response.status === 401 || (cookieOnly && response.status < 400)) return;
+  const what = requirement === 'AUTH-401-MISSING' ? 'a request without credentials' : 'an unknown token';
+  noteBreaks(response, requirement, `a 401 for ${what}`, { unlessNoted: true });
 }
 
 /** The profile's `tokens.limited.request`, sent by the caller it is forbidden to. */
@@ -97,6 +116,7 @@ test('every 401 carries a Bearer challenge, with invalid_token when a token was 
   const realm = /realm=("?)([^",]*)\1/i.exec(missing.headers['www-authenticate'] ?? '');
   if (realm) expect(realm[1], `realm is a quoted string: ${exchangeText(missing)}`).toBe('"');
   const unknown = await protectedCall(target, { token: `hac-unknown-${uniqueValue()}` });
+  noteRefusal(unknown, 'AUTH-401-INVALID');
   expect(unknown.status).toBe(401);
   expect(...headerOf(unknown, 'WWW-Authenticate')).toMatch(/^Bearer\s/i);
   // error=invalid_token as a token or a quoted string (RFC 9110 §11.2, D-AUTH).
@@ -173,16 +193,19 @@ test('requests on one connection are each judged on their own content', req('STA
     // Each token sent the API's way, with its required parameters (D-SHAPES).
     const sending = sendingOf(target.profile);
     const valid = target.profile.tokens.valid;
+    const unknown = `hac-unknown-${uniqueValue()}`;
     const sequence: [string | null, (s: number) => boolean, string][] = [
       [valid, (s) => s < 300, 'the valid token'],
       [null, (s) => s === 401, 'no token after a valid one'],
-      [`hac-unknown-${uniqueValue()}`, (s) => s === 401, 'an unknown token'],
+      [unknown, (s) => s === 401, 'an unknown token'],
       [valid, (s) => s < 300, 'the valid token again'],
       [null, (s) => s === 401, 'no token again'],
     ];
     for (const [token, ok, what] of sequence) {
       const sent = prepared(sending, prot.path, {}, token);
       const response = await send(target.baseUrl, prot.method, sent.path, { ...body, headers: sent.headers, agent });
+      if (token === null) noteRefusal(response, 'AUTH-401-MISSING');
+      if (token === unknown) noteRefusal(response, 'AUTH-401-INVALID');
       expect(ok(response.status), `${what}: ${exchangeText(response)}`).toBe(true);
     }
   } finally {
