@@ -3,7 +3,9 @@
  * measured waits between attempts.
  */
 import { ID } from './requirements.ts';
-import { boundedWait, fail, inconclusive, latenessAfter, lowerBound, ms, pass, skip, upperBound, waitAfter, attemptSummary } from './scenario-kit.ts';
+import {
+  boundedWait, fail, inconclusive, latenessAfter, latenessAt, lowerBound, ms, pass, skip, upperBound, waitAfter, attemptSummary,
+} from './scenario-kit.ts';
 import type { Check, JitterSample, JudgeContext, ScenarioRun } from './scenario-kit.ts';
 
 /**
@@ -32,7 +34,8 @@ export function backoffOf(run: ScenarioRun, ctx: JudgeContext): { check: Check; 
     const high = upperBound(next, ctx.tolerance, k === 0);
     const afterAbandoned = run.attempts[k]?.outcome === 'abandoned';
     const lateMs = latenessAfter(run.attempts, k, ctx);
-    const judged = boundedWait(wait, lowerBound(min, ctx.tolerance, afterAbandoned), high, lateMs, ctx.tolerance);
+    const startLate = latenessAt(run.attempts[k]?.endedAt, ctx);
+    const judged = boundedWait(wait, lowerBound(min, ctx.tolerance, afterAbandoned), high, lateMs, ctx.tolerance, startLate);
     const line = `wait ${k} was ${ms(wait)}, expected [${ms(min)}, ${ms(next)}) (${judged.bounds})`;
     if (judged.outcome === 'short' || judged.outcome === 'long') bad.push(line);
     if (judged.outcome === 'inconclusive') unjudged.push(line);

@@ -172,10 +172,17 @@ export interface WaitJudgement {
  * When the measured lateness is larger than the calibrated tolerance itself (`tol.lateMs`), the
  * machine was too slow at that moment to tell a long wait from a late timer: any wait above `high`
  * is inconclusive, neither a pass nor a fail.
+ *
+ * The one way load shortens a measurement: the stamp at the wait's start (an answer's 'finish' event,
+ * an arrival) runs as late as the harness's event loop at that moment, `startLateMs`. A wait short by
+ * no more than that is inconclusive; a shorter one is still the client's (a correct client waiting
+ * RateLimit-Reset measured 403 ms short at a stall of the harness, CI load 11, 2026-12-02).
  */
-export function boundedWait(wait: number, low: number, high: number, lateMs: number, tol: Tolerance): WaitJudgement {
-  const bounds = `measured bounds [${ms(low)}, ${ms(high)})${lateMs > 0 && Number.isFinite(high) ? ` + ${ms(lateMs)} of timer lateness measured then` : ''}`;
-  if (wait < low) return { outcome: 'short', bounds };
+export function boundedWait(wait: number, low: number, high: number, lateMs: number, tol: Tolerance, startLateMs = 0): WaitJudgement {
+  const stall = startLateMs > 0 ? `; its start stamped ${ms(startLateMs)} late` : '';
+  const late = lateMs > 0 && Number.isFinite(high) ? ` + ${ms(lateMs)} of timer lateness measured then` : '';
+  const bounds = `measured bounds [${ms(low)}, ${ms(high)})${late}${stall}`;
+  if (wait < low) return { outcome: wait >= low - startLateMs ? 'inconclusive' : 'short', bounds };
   if (wait < high) return { outcome: 'within', bounds };
   if (lateMs > tol.lateMs) return { outcome: 'inconclusive', bounds };
   return { outcome: wait < high + lateMs ? 'within' : 'long', bounds };
@@ -189,6 +196,11 @@ export function boundedWait(wait: number, low: number, high: number, lateMs: num
 export function latenessOver(start: number | undefined, end: number | undefined, ctx: JudgeContext): number {
   if (start === undefined || end === undefined || ctx.lateness === undefined) return 0;
   return ctx.lateness.at(start) + ctx.lateness.at(end);
+}
+
+/** The lateness measured at one moment of the harness (0 when nothing was measured). */
+export function latenessAt(moment: number | undefined, ctx: JudgeContext): number {
+  return moment === undefined || ctx.lateness === undefined ? 0 : ctx.lateness.at(moment);
 }
 
 /** The lateness over the wait after attempt `k`: from its end to the arrival of attempt k + 1 (latenessOver). */

@@ -12,6 +12,7 @@ import {
   COARSE_TIMER_MS,
   latenessAfter,
   latenessOver,
+  latenessAt,
   lowerBound,
   ms,
   problemBody,
@@ -64,7 +65,7 @@ function askedWait(run: ScenarioRun, ctx: JudgeContext, id: string, title: strin
   const expected = seconds * ctx.msPerSecond;
   const low = lowerBound(expected, ctx.tolerance);
   const high = upperBound(expected + ctx.msPerSecond, ctx.tolerance, k === 0);
-  const judged = boundedWait(wait, low, high, latenessAfter(run.attempts, k, ctx), ctx.tolerance);
+  const judged = boundedWait(wait, low, high, latenessAfter(run.attempts, k, ctx), ctx.tolerance, latenessAt(run.attempts[k]?.endedAt, ctx));
   const detail = `waited ${ms(wait)} after attempt ${k + 1}, expected [${ms(expected)}, ${ms(expected + ctx.msPerSecond)}) (${seconds.toFixed(2)} s ` +
     `of the document; ${judged.bounds})`;
   return waitVerdict(id, title, judged, detail);
@@ -293,7 +294,7 @@ function slowResponse(scale: number): Scenario {
         const high = upperBound(expected, ctx.tolerance) + COARSE_TIMER_MS;
         // The client's timer starts before the slow attempt arrives and fires when it is abandoned.
         const late = latenessOver(slow.arrivedAt, slow.endedAt, ctx);
-        const judged = boundedWait(held, low, high, late, ctx.tolerance);
+        const judged = boundedWait(held, low, high, late, ctx.tolerance, latenessAt(slow.arrivedAt, ctx));
         checks.push(waitVerdict(ID.timeoutReference, referenceTitle, judged, `abandoned after ${ms(held)}, expected ${ms(expected)} (${judged.bounds})`));
       }
       checks.push(check);

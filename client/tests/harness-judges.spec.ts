@@ -208,6 +208,10 @@ test.describe('timings too late to judge (D-CLIENT-TIMING)', () => {
       bounds: 'measured bounds [1000 ms, 2000 ms) + 150 ms of timer lateness measured then',
     });
     expect(boundedWait(2100, 1000, 2000, tol.lateMs + 1, tol).outcome).toBe('inconclusive');
+    // A start stamped late (the harness's 'finish' event at a stall) shortens the measurement by at most that much.
+    expect(boundedWait(600, 1000, 2000, 0, tol, 403).outcome).toBe('inconclusive');
+    expect(boundedWait(590, 1000, 2000, 0, tol, 403).outcome).toBe('short');
+    expect(boundedWait(1500, 1000, 2000, 0, tol, 403).bounds).toBe('measured bounds [1000 ms, 2000 ms); its start stamped 403 ms late');
   });
 
   test('a timing too late to judge is played again, then reported inconclusive with its figures: never a pass, never a fail', async () => {
