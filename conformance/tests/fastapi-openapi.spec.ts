@@ -49,7 +49,7 @@ test.describe('FastAPI certified from the OpenAPI document it generates', () => 
     await started?.close();
   });
 
-  test('init from /openapi.json, then run: the hand-written profile\'s failures, but for the differences listed', async () => {
+  test('init from /openapi.json, then run: the hand-written profile\'s failures, and beyond them only plan-dependent rate-limit checks', async () => {
     const declared = stack?.expected ?? [];
     const [first, second] = started?.profile.baseUrls ?? [];
     expect(first && second, 'two instances').toBeTruthy();
