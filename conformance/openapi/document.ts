@@ -193,8 +193,8 @@ export async function loadOpenApi(
     const upgraded = await asOpenApi31(target, parserOptions, { parse, validate, dereference });
     if (upgraded === undefined) throw new OpenApiError(`${location} is not a valid OpenAPI document:\n${compileErrors(result)}`);
     options.onNote?.(
-      `${location} says openapi ${upgraded.said} but is valid only as OpenAPI 3.1 (a number for exclusiveMinimum or exclusiveMaximum, ` +
-        'as FastAPI before 0.99 writes): read as 3.1',
+      `${location} says openapi ${upgraded.said} but is valid only as OpenAPI 3.1 (it uses 3.1's JSON Schema, as FastAPI before 0.99 ` +
+        'writes exclusiveMinimum: 0): read as 3.1',
     );
     return upgraded.doc;
   }
