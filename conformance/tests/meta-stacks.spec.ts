@@ -1,8 +1,7 @@
 /**
  * The real-world mirror of the valid-variants meta-test: the suite certifies each stack of
- * fixtures/stacks/ (Express, Fastify, Hono, Koa, FastAPI, Flask and Go with chi, with their popular plugins, two
- * instances on Redis)
- * and must report exactly the MUST failures the stack declares (its TRUE failures, each with the
+ * fixtures/stacks/ (Express, Fastify, Hono, Koa, FastAPI, Flask and Go with chi, with their popular
+ * plugins, two instances on Redis) and must report exactly the MUST failures the stack declares (its TRUE failures, each with the
  * library line behind it and its fix) and no other. The published matrix
  * (fixtures/stacks/stacks-matrix.{json,md}) and README.md must show the declared failures.
  */
@@ -86,15 +85,15 @@ test('findings against declared defects: one finding per defect, split per statu
 
 // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture arguments from the pattern
 test('the suite fails exactly the declared MUSTs of every stack, and no other', async ({}, testInfo) => {
-  // Seven whole runs at once: 7.4 min for four beside the other meta-tests at load 12-20 (a fresh clone,
-  // 2026-12-02); the bound only stops a hang.
+  // Seven whole runs at once: 8.2 min beside the other meta-tests at load 10-28 (a fresh clone, 2026-12-02);
+  // the bound only stops a hang.
   test.setTimeout(20 * 60_000);
   const redisUrl = sharedRedisUrl();
   test.skip(!(await redisAnswers(redisUrl)), `every stack runs two instances on Redis, which does not answer at ${redisUrl}`);
   // Outside test-results/: another Playwright run in the same tree would clean it mid-run.
   const outRoot = mkdtempSync(join(tmpdir(), 'hac-stacks-'));
   const started = performance.now();
-  // All four at once: each run is mostly waiting on the rate-limit windows, so the pool ends together.
+  // All at once: each run is mostly waiting on the rate-limit windows, so the pool ends together.
   // A stack whose interpreter or Debian packages are missing is not run, and says so (.ci/run installs them).
   const runnable = STACKS.filter((stack) => {
     const why = stack.unavailable?.();
