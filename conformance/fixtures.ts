@@ -45,6 +45,7 @@ import { clearHar, flushHar } from './support/har-log.ts';
 import { inFlightSettled } from './support/http.ts';
 import { skipCheck } from './support/skip.ts';
 import { observeWaits, WAIT_ANNOTATION } from './support/waits.ts';
+import { keepWorkerAfterFailure } from './report/kept-worker.ts';
 
 export { expect } from '@playwright/test';
 
@@ -133,6 +134,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         await testInfo.attach(attachment.name, { body: attachment.body, contentType: attachment.contentType });
       }
       flushHar(declared, testInfo.titlePath.slice(1).join(' › '), failed ? evidenceRequest(failureText) : undefined);
+      // D-WORKER-KEPT: the last fixture torn down, so every other fixture has settled the check.
+      keepWorkerAfterFailure(testInfo);
     },
     { auto: true },
   ],

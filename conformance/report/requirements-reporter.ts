@@ -16,6 +16,7 @@ import { createResults, writeResults } from '../../spec/results.ts';
 import type { TestRecord } from '../../spec/results.ts';
 import { recordOf, requirementIdsOf, stripAnsi } from './test-record.ts';
 import { runTiming } from './timing.ts';
+import { restoreExpectedStatus } from './kept-worker.ts';
 import { trafficLogOf, trafficVerdicts } from './traffic.ts';
 import type { TrafficLog } from '../traffic/recorder.ts';
 import type * as ReportFiles from './report-files.ts';
@@ -110,6 +111,11 @@ export default class RequirementsReporter implements Reporter {
     if (this.reportFiles) return;
     this.workersBegun.add(result.parallelIndex);
     if (this.workersBegun.size >= this.preloadAfter) void this.loadReportFiles().catch(() => undefined);
+  }
+
+  /** D-WORKER-KEPT: this reporter comes first, so every reporter after it sees the failure as unexpected. */
+  onTestEnd(test: TestCase, result: TestResult): void {
+    restoreExpectedStatus(test, result);
   }
 
   onError(error: TestError): void {
