@@ -1,5 +1,5 @@
 /** The benchmark goals (bench/README.md, Goals), and the PASS/FAIL verdict of each figure against them. */
-import type { ExactnessResult, RefillResult, StackExactness, StackRow, StacksResult, SuiteTimeResult, ThroughputCell } from './types.ts';
+import type { ExactnessResult, PeerRun, RefillResult, StackExactness, StackRow, StacksResult, SuiteTimeResult, ThroughputCell } from './types.ts';
 
 /**
  * Minimum reference/baseline ratio (req/s and CPU) per store and route (bench/README.md, Goals); the
@@ -171,4 +171,32 @@ export function stackVerdicts(result: StacksResult): StackVerdict[] {
 export function withinEnvelope(result: StackExactness): boolean {
   if (result.other !== 0) return false;
   return result.mode === 'window-edge' ? result.admitted <= (result.envelope ?? result.capacity) : result.admitted === result.capacity;
+}
+
+/** Per stack, the suite's median wall against the peer's (issue goal: at most the peer's, every check run). */
+export interface PeerVerdict {
+  stack: string;
+  suiteMs: number;
+  peerMs: number;
+  verdict: Verdict;
+}
+
+function medianOf(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/** The suite's median wall is at most the peer's on each stack; a run killed at its bound fails. */
+export function peerVerdicts(runs: readonly PeerRun[]): PeerVerdict[] {
+  return [...new Set(runs.map((r) => r.stack))].flatMap((stack) => {
+    const of = (tool: PeerRun['tool']): PeerRun[] => runs.filter((r) => r.stack === stack && r.tool === tool);
+    const suite = of('suite');
+    const peer = of('schemathesis');
+    if (suite.length === 0 || peer.length === 0) return [];
+    const suiteMs = medianOf(suite.map((r) => r.wallMs));
+    const peerMs = medianOf(peer.map((r) => r.wallMs));
+    const killed = suite.some((r) => r.exitCode === null || r.exitCode > 1);
+    return [{ stack, suiteMs, peerMs, verdict: !killed && suiteMs <= peerMs ? 'PASS' : 'FAIL' }];
+  });
 }

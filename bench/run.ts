@@ -15,23 +15,26 @@ import { compileServers } from './compile.ts';
 import { useCompiledEntry } from './servers.ts';
 import { refillPhase } from './phases/refill.ts';
 import { suiteTimePhase } from './phases/suite-time.ts';
+import { findSchemathesis, peerPhase } from './phases/peer.ts';
 import { throughputPhase, ROUTES } from './phases/throughput.ts';
 import { STACK_NAMES, STACK_ROUTES, stacksPhase, type StackName, type StackRoute } from './phases/stacks.ts';
 import { DEFAULT_REDIS_URL, deleteKeysWithPrefix, redisAnswers, sharedRedisUrl } from '../reference-impl/tools/redis-admin.ts';
 import { compareRuns, loadPrevious, RESULTS_DIR, timestamp, writeRun } from './results.ts';
 import { durabilityPhase, durabilityTable } from './phases/durability.ts';
 import { formatComparison, formatRun } from './table.ts';
-import { exactnessVerdict, refillVerdict, stackVerdicts, suiteVerdict, throughputVerdict } from './goals.ts';
+import { exactnessVerdict, peerVerdicts, refillVerdict, stackVerdicts, suiteVerdict, throughputVerdict } from './goals.ts';
 import type { BenchRun, StoreKind } from './types.ts';
 
-const PHASES = ['throughput', 'stacks', 'clients', 'exactness', 'refill', 'profile', 'suite', 'durability'] as const;
+const PHASES = ['throughput', 'stacks', 'clients', 'exactness', 'refill', 'profile', 'suite', 'durability', 'peer'] as const;
+/** Phases run only when named: they need a tool this project does not install (Schemathesis). */
+const NAMED_ONLY = ['peer'];
 
 const USAGE = `usage: node --import tsx bench/run.ts [options]
 
 options:
   --duration S       measured seconds per throughput cell and target (default 4)
   --quick            short run: 2 s cells, 1 exactness trial, 3 s refill, smoke suite only (not installed)
-  --phases LIST      comma-separated subset of ${PHASES.join(',')} (default: all)
+  --phases LIST      comma-separated subset of ${PHASES.join(',')} (default: all but ${NAMED_ONLY.join(',')})
   --stores LIST      memory,redis,cluster (default all three; redis is skipped when unreachable, cluster
                      (a local 3-primary Redis Cluster) when redis-server or redis-cli is missing)
   --redis-url URL    default HAC_REDIS_URL, else ${DEFAULT_REDIS_URL}
@@ -45,6 +48,9 @@ options:
                      default: this project; a library not installed there is listed as not measured)
   --profile-route R  route to profile (default "GET /users/1"; one of the throughput routes)
   --profile-store S  store of the profiled server: memory (default) or redis
+  --peer-stacks L    stacks of the peer phase (default express,fastify,hono,koa); --stack-rounds rounds each (default 2)
+  --schemathesis P   the Schemathesis executable of the peer phase (default HAC_SCHEMATHESIS, else
+                     $TMPDIR/peers/venv/bin/schemathesis, where ../shared/tools/schemathesis-setup.sh builds it)
   --from-sources     run the servers under test from the TypeScript sources through tsx instead of
                      compiling them first (quicker to start; tsx adds CPU to the reference server)
   --no-write         do not write bench/results/<timestamp>.json
@@ -82,6 +88,8 @@ const { values } = (() => {
         'stack-routes': { type: 'string' },
         'stack-rounds': { type: 'string' },
         'clients-dir': { type: 'string' },
+        'peer-stacks': { type: 'string' },
+        schemathesis: { type: 'string' },
         'from-sources': { type: 'boolean', default: false },
         'no-write': { type: 'boolean', default: false },
         check: { type: 'boolean', default: false },
@@ -100,7 +108,7 @@ if (values.help) {
 const quick = values.quick === true;
 const durationSeconds = positive(values.duration, '--duration', quick ? 2 : 4);
 const connections = Math.round(positive(values.connections, '--connections', 16));
-const phases = (values.phases ?? PHASES.join(',')).split(',').map((p) => p.trim());
+const phases = (values.phases ?? PHASES.filter((p) => !NAMED_ONLY.includes(p)).join(',')).split(',').map((p) => p.trim());
 for (const phase of phases) if (!(PHASES as readonly string[]).includes(phase)) fail(`unknown phase "${phase}"`);
 const redisUrl = values['redis-url'] ?? sharedRedisUrl();
 let stores = (values.stores ?? 'memory,redis,cluster').split(',').map((s) => s.trim()) as StoreKind[];
@@ -249,6 +257,17 @@ try {
     notes.push(...measured.notes);
     log(durabilityTable(measured.cells));
   }
+  if (phases.includes('peer')) {
+    const schemathesis = findSchemathesis(values.schemathesis);
+    if (schemathesis) {
+      log('\n[peer] the suite against Schemathesis on the stacks, alternating');
+      const peerStacks = (values['peer-stacks'] ?? 'express,fastify,hono,koa').split(',').map((s) => s.trim());
+      const rounds = Math.round(positive(values['stack-rounds'], '--stack-rounds', 2));
+      run.peer = await peerPhase({ stacks: peerStacks, rounds, schemathesis, timeoutMs: 10 * 60_000, log });
+    } else {
+      notes.push('the peer phase needs Schemathesis (--schemathesis PATH; ../shared/tools/schemathesis-setup.sh builds it): skipped.');
+    }
+  }
   if (phases.includes('suite')) {
     log('\n[5/5] conformance suite run time');
     run.suite = await suiteTimePhase({ timeoutMs: 5 * 60_000, only: quick ? ['smoke'] : ['full', 'smoke'], installed: !quick, log });
@@ -281,6 +300,7 @@ const verdicts = [
   ...run.refill.map(refillVerdict),
   ...run.suite.map(suiteVerdict),
   ...(run.stacks ? stackVerdicts(run.stacks).map((v) => v.verdict) : []),
+  ...peerVerdicts(run.peer ?? []).map((v) => v.verdict),
 ];
 const failed = verdicts.filter((v) => v === 'FAIL').length;
 console.log(`\n${verdicts.length - failed} of ${verdicts.length} figures meet their target${failed > 0 ? `; ${failed} FAIL` : ''}`);

@@ -1,7 +1,7 @@
 /** Plain-text tables of a benchmark run, each figure beside its goal and verdict. */
 import type { Comparison } from './results.ts';
 import { STACK_GOALS, stackRowValid, stackVerdicts, withinEnvelope } from './goals.ts';
-import { cpuVerdict, exactnessVerdict, refillVerdict, suiteVerdict, SUITE_MAX_MS, REFILL_MAX_ERROR, throughputVerdict } from './goals.ts';
+import { cpuVerdict, exactnessVerdict, peerVerdicts, refillVerdict, suiteVerdict, SUITE_MAX_MS, REFILL_MAX_ERROR, throughputVerdict } from './goals.ts';
 import type { BenchRun, StackExactness, StacksResult } from './types.ts';
 
 /** Lays out rows as aligned columns with a header rule. */
@@ -144,6 +144,22 @@ export function formatRun(run: BenchRun): string {
           r.summary,
           suiteVerdict(r),
         ]),
+      ),
+    );
+  }
+  if (run.peer && run.peer.length > 0) {
+    parts.push(
+      'The suite against Schemathesis on the stacks (alternating runs, each on a freshly started stack)',
+      formatTable(
+        ['stack', 'tool', 'round', 'wall s', 'CPU s', 'exit', 'result'],
+        run.peer.map((r) => {
+          const cpu = r.cpuMs !== undefined ? fixed(r.cpuMs / 1000, 1) : '-';
+          return [r.stack, r.tool, String(r.round), fixed(r.wallMs / 1000, 1), cpu, String(r.exitCode), r.summary];
+        }),
+      ),
+      formatTable(
+        ['stack', 'suite median s', 'peer median s', 'goal', 'verdict'],
+        peerVerdicts(run.peer).map((v) => [v.stack, fixed(v.suiteMs / 1000, 1), fixed(v.peerMs / 1000, 1), 'suite <= peer', v.verdict]),
       ),
     );
   }

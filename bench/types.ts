@@ -168,6 +168,17 @@ export interface StacksResult {
   notes: string[];
 }
 
+/** One timed run of the suite or of its peer on a stack (bench/phases/peer.ts). */
+export interface PeerRun {
+  stack: string;
+  tool: 'suite' | 'schemathesis';
+  round: number;
+  wallMs: number;
+  cpuMs?: number;
+  exitCode: number | null;
+  summary: string;
+}
+
 export interface BenchRun {
   startedAt: string;
   host: { node: string; cpus: number; platform: string };
@@ -183,5 +194,7 @@ export interface BenchRun {
   durability?: DurabilityCell[];
   /** The reference against the idiomatic stacks of fixtures/stacks/ (bench/phases/stacks.ts). */
   stacks?: StacksResult;
+  /** The suite and Schemathesis alternating on the stacks (bench/phases/peer.ts). */
+  peer?: PeerRun[];
   notes: string[];
 }

@@ -6,13 +6,13 @@
  * which `npx http-api-conformance` runs). The two differ in start-up: Playwright loads the repository's
  * suite through its TypeScript loader, the installed suite as plain JavaScript.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installPackage } from '../../conformance/tests/support/installed-package.ts';
 import type { SuiteTimeResult } from '../types.ts';
+import { timeProcess } from '../timed-process.ts';
 
 export interface SuiteOptions {
   /** Kill a run that takes longer than this. */
@@ -26,18 +26,6 @@ export interface SuiteOptions {
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'bin', 'http-api-conformance.js');
-/** GNU time reports the CPU time of the whole process tree, a figure less sensitive to machine load. */
-const GNU_TIME = '/usr/bin/time';
-
-function cpuMsOf(file: string): number | undefined {
-  try {
-    const [user, sys] = readFileSync(file, 'utf8').trim().split('\n').pop()?.split(' ').map(Number) ?? [];
-    return user !== undefined && sys !== undefined && Number.isFinite(user + sys) ? Math.round((user + sys) * 1000) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 interface Summary {
   summary?: { passed?: number; failed?: number; warning?: number; skipped?: number };
   exitCode?: number;
@@ -60,39 +48,14 @@ interface Command {
   cwd: string;
 }
 
-/** Spawns `node <cli> run <args>` in `cwd` and measures its wall time. */
+/** Runs `node <cli> run <args>` in `cwd` and measures its wall time and CPU. */
 async function timeRun(name: string, args: string[], options: SuiteOptions, { cli, cwd }: Command = { cli: CLI, cwd: ROOT }): Promise<SuiteTimeResult> {
   const outDir = mkdtempSync(join(tmpdir(), `hac-bench-${name}-`));
   const fullArgs = ['run', ...args, '--out', outDir];
-  const timeFile = join(outDir, 'time.txt');
-  const useTime = existsSync(GNU_TIME);
-  const started = performance.now();
-  let output = '';
-  const exitCode = await new Promise<number | null>((resolve) => {
-    const command = useTime ? GNU_TIME : process.execPath;
-    const commandArgs = useTime ? ['-f', '%U %S', '-o', timeFile, process.execPath, cli, ...fullArgs] : [cli, ...fullArgs];
-    const child = spawn(command, commandArgs, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CI: '' } });
-    const keep = (chunk: Buffer): void => {
-      output = (output + chunk.toString()).slice(-20_000);
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
-    child.on('error', (error) => {
-      output += String(error);
-      clearTimeout(timer);
-      resolve(null);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve(code);
-    });
-  });
-  const wallMs = Math.round(performance.now() - started);
-  const summary = summaryOf(outDir, output);
-  const cpuMs = useTime ? cpuMsOf(timeFile) : undefined;
+  const run = await timeProcess(process.execPath, [cli, ...fullArgs], { cwd, env: { ...process.env, CI: '' }, timeoutMs: options.timeoutMs });
+  const summary = summaryOf(outDir, run.output);
   rmSync(outDir, { recursive: true, force: true });
-  return { name, args: fullArgs.slice(0, -2), wallMs, ...(cpuMs !== undefined ? { cpuMs } : {}), exitCode, summary };
+  return { name, args: fullArgs.slice(0, -2), wallMs: run.wallMs, ...(run.cpuMs !== undefined ? { cpuMs: run.cpuMs } : {}), exitCode: run.exitCode, summary };
 }
 
 /** Times the full run, then the smoke subset: from the repository, then from an installed package. */
