@@ -88,11 +88,14 @@ type AjvLike = { compile(schema: AnySchemaObject): ValidateFunction; addKeyword(
 function ajvFor(doc: OpenApiDocument): AjvLike {
   const require = createRequire(import.meta.url);
   const formats = (require('ajv-formats') as { default: (ajv: unknown) => unknown }).default;
-  const options = { strict: false, allErrors: true, validateSchema: false };
+  // No logger: a vendor's unknown format (FusionAuth's `format: URI`) constrains nothing, and Ajv's
+  // warnings would land in the user's console among the run's own lines.
+  const options = { strict: false, allErrors: true, validateSchema: false, logger: false };
   const Ajv = doc.openapi.startsWith('3.1')
     ? (require('ajv/dist/2020.js') as { default: new (o: object) => AjvLike }).default
     : (require('ajv') as { default: new (o: object) => AjvLike }).default;
-  const ajv = new Ajv(doc.openapi.startsWith('3.1') ? options : { ...options, nullable: true } as object);
+  // Ajv 8 reads 3.0's `nullable` by default (the `nullable` option is gone and only warned about).
+  const ajv = new Ajv(options);
   formats(ajv);
   addSchemaKeywords(ajv as never);
   return ajv;
