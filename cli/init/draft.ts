@@ -7,7 +7,9 @@
  * it are the profile schema's words (spec/profile-fields.ts), not the draft's own.
  */
 import type { Credentials, ProfileCollection, ProfileRequest } from '../../conformance/target/profile.ts';
-import { invalidBody, otherBody, propertiesOf, validBody } from '../../conformance/openapi/bodies.ts';
+import { checkedBody, invalidBody, otherBody, propertiesOf, validBody } from '../../conformance/openapi/bodies.ts';
+import { schemaValidator } from '../../conformance/openapi/schema-validator.ts';
+import type { InvalidFields } from '../../conformance/openapi/schema-validator.ts';
 import { HTTP_METHODS, jsonRequestMedia } from '../../conformance/openapi/document.ts';
 import type { MediaType, OpenApiDocument, Operation, PathItem, SecurityRequirement } from '../../conformance/openapi/document.ts';
 import { profileField, withoutIt } from '../../spec/profile-fields.ts';
@@ -192,6 +194,18 @@ interface CreateBody {
 }
 
 /** The collections of the document (a path with an item path below it), their create bodies, and whether any item carries links. */
+/**
+ * The body written for a request: checked against the document's own schema (an example that breaks it
+ * is replaced by a sample, with a note); unchecked when the schema does not compile.
+ */
+function bodyFor(media: MediaType, compile: (schema: unknown) => InvalidFields | string, label: string, notes: string[]): Record<string, unknown> | undefined {
+  const invalidFields = media.schema === undefined ? undefined : compile(media.schema);
+  if (typeof invalidFields !== 'function') return validBody(media);
+  const checked = checkedBody(media, invalidFields);
+  if (checked?.note) notes.push(`${label}: ${checked.note}`);
+  return checked?.body;
+}
+
 function draftCollections(
   doc: OpenApiDocument,
   paths: Record<string, PathItem>,
@@ -200,6 +214,7 @@ function draftCollections(
 ): { collections: ProfileCollection[]; bodies: Map<string, CreateBody>; hypermedia: boolean } {
   const collections: ProfileCollection[] = [];
   const bodies = new Map<string, CreateBody>();
+  const compile = schemaValidator(doc);
   let hypermedia = false;
   for (const [path, item] of Object.entries(paths)) {
     const below = itemPathBelow(path, paths);
@@ -221,7 +236,7 @@ function draftCollections(
     };
     const createMedia = jsonRequestMedia(item.post);
     if (item.post && createMedia) {
-      const body = validBody(createMedia);
+      const body = bodyFor(createMedia, compile, `POST ${path}`, notes);
       if (body) {
         collection.create = body;
         bodies.set(path, { media: createMedia, body });
@@ -232,7 +247,7 @@ function draftCollections(
     }
     const replaceMedia = jsonRequestMedia(itemItem.put);
     if (itemItem.put && replaceMedia) {
-      const body = validBody(replaceMedia);
+      const body = bodyFor(replaceMedia, compile, `PUT ${itemPath}`, notes);
       if (body) collection.replace = body;
     }
     const parameters = requiredParametersOf(item, itemItem, path, credentials);

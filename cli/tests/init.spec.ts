@@ -14,7 +14,8 @@ import { test, expect } from '@playwright/test';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { start as startWidgets } from '../../fixtures/widgets-api/server.ts';
 import { askMissing } from '../init/answers.ts';
-import { invalidBody, validBody } from '../../conformance/openapi/bodies.ts';
+import { checkedBody, invalidBody, validBody } from '../../conformance/openapi/bodies.ts';
+import { schemaValidator } from '../../conformance/openapi/schema-validator.ts';
 import { draftProfile } from '../init/draft.ts';
 import { loadOpenApi, OpenApiError } from '../../conformance/openapi/document.ts';
 import { getValidator } from '../../spec/schemas.ts';
@@ -229,6 +230,40 @@ test('bodies without examples: required members sampled, readOnly members left o
   expect(optional).toEqual({ title: expect.any(String) });
   // A documented example that shows the server's id: the id is not sent.
   expect(validBody({ schema, example: { id: 7, name: 'rex' } })).toEqual({ name: 'rex' });
+});
+
+test("bodies checked against the document's schema: an example that breaks it, or member examples that break their types, give way to a sample", () => {
+  const doc = { openapi: '3.1.0', info: { title: 't', version: '1' }, paths: {} } as unknown as Parameters<typeof schemaValidator>[0];
+  const compile = schemaValidator(doc);
+  const check = (media: Parameters<typeof checkedBody>[0]): ReturnType<typeof checkedBody> => {
+    const invalidFields = compile(media.schema);
+    if (typeof invalidFields === 'string') throw new Error(invalidFields);
+    return checkedBody(media, invalidFields);
+  };
+  const uuidSchema = {
+    type: 'object',
+    required: ['id', 'owner'],
+    properties: { id: { type: 'string', readOnly: true }, owner: { type: 'string', format: 'uuid' }, name: { type: 'string' } },
+  };
+  // The document's example breaks its own format: a sample is written, and the note names the member.
+  const replaced = check({ schema: uuidSchema, example: { owner: 'not-a-uuid', name: 'x' } });
+  expect(replaced?.body.owner).toMatch(/^[0-9a-f-]{36}$/);
+  expect(replaced?.note).toContain("the document's example breaks its schema (owner)");
+  // The required readOnly id is the server's: a body without it passes, with no note.
+  const owner = '3fa85f64-5717-4562-b3fc-2c963f66afa6';
+  expect(check({ schema: uuidSchema, example: { owner } })).toEqual({ body: { owner } });
+  // FusionAuth's ZonedDateTime: an integer whose example is a string; the sampler takes the example first.
+  const instant = { type: 'integer', example: '1659380719000' };
+  const key = { type: 'object', required: ['at'], properties: { at: instant } };
+  const enveloped = check({ schema: { type: 'object', required: ['key'], properties: { key } } });
+  expect(enveloped?.body).toEqual({ key: { at: expect.any(Number) } });
+  expect(enveloped?.note).toContain("the examples of the schema's members break it (key.at)");
+  // A string example leaves no body: a sample of the object schema is written instead.
+  const named = { type: 'object', required: ['name'], properties: { name: { type: 'string' } } };
+  expect(check({ schema: named, example: 'name=rex' })?.body).toEqual({ name: expect.any(String) });
+  // Nothing passes: the first candidate, with a note saying what to do.
+  const impossible = check({ schema: { type: 'object', required: ['n'], properties: { n: { type: 'integer', minimum: 5, maximum: 1 } } } });
+  expect(impossible?.note).toContain('no sample passes it');
 });
 
 test("a document that says 3.0 but is valid only as 3.1 (FastAPI's exclusiveMinimum: 0) is read as 3.1 with a note; one invalid as both is not", async () => {

@@ -74,22 +74,102 @@ function sampled(schema: JsonSchema, requiredOnly: boolean): unknown {
   return sample(schema as object, { skipReadOnly: true, skipNonRequired: requiredOnly, quiet: true });
 }
 
-/** A valid body for the media type, with `{{unique}}` in the fields that must differ per request. */
-export function validBody(media: MediaType): Record<string, unknown> | undefined {
-  const example = documentedExample(media);
-  let body = example !== undefined ? example : media.schema !== undefined ? sampled(media.schema, true) : undefined;
-  // A schema that requires nothing samples as {}: its writable members are sampled instead (a create body of {} tests nothing).
-  if (example === undefined && isObject(body) && Object.keys(body).length === 0 && media.schema !== undefined) body = sampled(media.schema, false);
-  if (!isObject(body)) return undefined;
+/** `body` as sent: readOnly members dropped (even when the document's example shows them), `{{unique}}` where values must differ. */
+function prepared(body: SchemaObject, media: MediaType): Record<string, unknown> {
   const { properties } = propertiesOf(media.schema);
   const result: Record<string, unknown> = { ...body };
-  // A server-assigned member (readOnly) is never sent, even when the document's example shows it.
   for (const name of Object.keys(result)) if (properties[name]?.readOnly === true) delete result[name];
   for (const [name, value] of Object.entries(result)) {
     const schema = properties[name];
     if (schema && typeof value === 'string' && needsUnique(schema)) result[name] = uniqueVariant(value, schema);
   }
   return result;
+}
+
+/** Keywords whose values are schemas keyed by name, not schemas themselves. */
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+
+/** A copy of `schema` without any `example` or `examples` (data keywords kept as they are; shared sub-schemas stay shared). */
+function withoutExamples(schema: unknown, copies: WeakMap<object, unknown> = new WeakMap()): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => withoutExamples(s, copies));
+  if (!isObject(schema)) return schema;
+  const known = copies.get(schema);
+  if (known !== undefined) return known;
+  const copy: SchemaObject = {};
+  copies.set(schema, copy);
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (keyword === 'example' || keyword === 'examples') continue;
+    if (keyword === 'enum' || keyword === 'const' || keyword === 'default') copy[keyword] = value;
+    else if (SCHEMA_MAPS.has(keyword) && isObject(value))
+      copy[keyword] = Object.fromEntries(Object.entries(value).map(([name, s]) => [name, withoutExamples(s, copies)]));
+    else copy[keyword] = withoutExamples(value, copies);
+  }
+  return copy;
+}
+
+/** The bodies a media type offers, best first: the document's own example, then samples of its schema (required members, then every writable one). */
+function candidates(media: MediaType): { from: 'example' | 'sample'; body: Record<string, unknown> }[] {
+  const example = documentedExample(media);
+  const raw: { from: 'example' | 'sample'; value: unknown }[] = [];
+  if (example !== undefined) raw.push({ from: 'example', value: example });
+  if (media.schema !== undefined) {
+    raw.push({ from: 'sample', value: sampled(media.schema, true) }, { from: 'sample', value: sampled(media.schema, false) });
+    // The sampler takes a member's own `example` first: where those break their schema, a sample from the types alone.
+    const plain = withoutExamples(media.schema) as JsonSchema;
+    raw.push({ from: 'sample', value: sampled(plain, true) }, { from: 'sample', value: sampled(plain, false) });
+  }
+  const seen = new Set<string>();
+  return raw.flatMap(({ from, value }) => {
+    if (!isObject(value)) return [];
+    const body = prepared(value, media);
+    const key = JSON.stringify(body);
+    if (seen.has(key)) return [];
+    seen.add(key);
+    return [{ from, body }];
+  });
+}
+
+/** A valid body for the media type, with `{{unique}}` in the fields that must differ per request. */
+export function validBody(media: MediaType): Record<string, unknown> | undefined {
+  return firstOf(candidates(media))?.body;
+}
+
+/** The candidate written without a check: the first, unless it is a sample of {} (a schema that requires nothing: a create body of {} tests nothing). */
+function firstOf(all: ReturnType<typeof candidates>): ReturnType<typeof candidates>[number] | undefined {
+  const [first, second] = all;
+  return first?.from === 'sample' && Object.keys(first.body).length === 0 && second ? second : first;
+}
+
+/** A body `init` writes, checked against the document's schema, and what it says about the choice. */
+export interface CheckedBody {
+  body: Record<string, unknown>;
+  /** Set when the document's example was not written (it breaks its own schema), or when no candidate passes. */
+  note?: string;
+}
+
+/**
+ * The valid body of `validBody`, checked against the document's own schema (`invalidFields`, with
+ * `{{unique}}` filled in as the suite fills it): the document's example when the schema accepts it,
+ * else the first sample the schema accepts, with a note naming the members the example breaks; when
+ * no candidate passes, the first one, with a note naming its invalid members.
+ */
+export function checkedBody(media: MediaType, invalidFields: (body: unknown) => string[]): CheckedBody | undefined {
+  const all = candidates(media);
+  const chosen = firstOf(all);
+  if (chosen === undefined) return undefined;
+  const first = chosen.body;
+  const ordered = [first, ...all.map((c) => c.body).filter((b) => b !== first && Object.keys(b).length > 0)];
+  // A required member that is readOnly is the server's to send (OpenAPI: `required` applies to responses only for it).
+  const { properties } = propertiesOf(media.schema);
+  const serverOwned = (field: string, body: Record<string, unknown>): boolean => properties[field]?.readOnly === true && !(field in body);
+  const broken = (body: Record<string, unknown>): string[] =>
+    invalidFields(JSON.parse(JSON.stringify(body).split(UNIQUE).join('1700000000000-1'))).filter((field) => !serverOwned(field, body));
+  const firstBroken = broken(first);
+  if (firstBroken.length === 0) return { body: first };
+  const what = chosen.from === 'example' ? "the document's example breaks its schema" : "the examples of the schema's members break it";
+  const passing = ordered.slice(1).find((body) => broken(body).length === 0);
+  if (passing) return { body: passing, note: `${what} (${firstBroken.join(', ')}): a sample of the schema is written instead` };
+  return { body: first, note: `${what} (${firstBroken.join(', ')}) and no sample passes it: written as it is; make it a body the schema accepts` };
 }
 
 /** A value that breaks one of the property's own constraints, or undefined when the schema states none. */

@@ -5,11 +5,9 @@
  * request body, with an Ajv validator that names the invalid fields as the 422 must (D-ERRORS: member
  * names, dotted paths for nested members, missing and unknown members named).
  */
-import { createRequire } from 'node:module';
-import type { AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { jsonRequestMedia, loadOpenApi, OpenApiError } from '../openapi/document.ts';
 import type { OpenApiDocument, Operation } from '../openapi/document.ts';
-import { addSchemaKeywords, toFieldErrors } from '../../spec/schemas.ts';
+import { schemaValidator, withoutIds } from '../openapi/schema-validator.ts';
 import type { ProfileCollection, TargetProfile } from '../target/profile.ts';
 
 /** A JSON Schema object, dereferenced. */
@@ -30,31 +28,8 @@ export type RequestSchemas = { schemas: RequestSchema[]; skipped: string[] } | {
 /** The OpenAPI path template as a shape that ignores parameter names (`/posts/{}/comments`). */
 const shape = (path: string): string => path.replace(/\{[^}]+\}/g, '{}');
 
-/** Keywords whose values are data, not schemas: copied as they are. */
-const DATA_KEYWORDS = new Set(['enum', 'const', 'examples', 'example', 'default']);
-
 function isObject(value: unknown): value is SchemaObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/**
- * A copy of the dereferenced `schema` without the keywords that name a schema resource (`$id`,
- * `$schema`, `$anchor`): a shared sub-schema (a currency code used by two members) appears twice after
- * dereferencing, and two `$id`s alike in one schema are refused by Ajv. Cycles left by the parser
- * (`circular: 'ignore'`) keep their `$ref` text; a schema reached again on its own path is cut off.
- */
-function withoutIds(schema: unknown, path: Set<unknown> = new Set()): unknown {
-  if (Array.isArray(schema)) return schema.map((s) => withoutIds(s, path));
-  if (!isObject(schema)) return schema;
-  if (path.has(schema)) return {};
-  path.add(schema);
-  const copy: SchemaObject = {};
-  for (const [keyword, value] of Object.entries(schema)) {
-    if (keyword === '$id' || keyword === '$schema' || keyword === '$anchor' || keyword === '$dynamicAnchor') continue;
-    copy[keyword] = DATA_KEYWORDS.has(keyword) ? value : withoutIds(value, path);
-  }
-  path.delete(schema);
-  return copy;
 }
 
 /** The POST operation of `collection.path` in the document, matched exactly or by shape. */
@@ -75,35 +50,7 @@ function jsonBodySchema(operation: Operation | undefined, collection: ProfileCol
   if (!isObject(schema)) return `${collection.path}: the POST request body has no schema`;
   const objectLike = schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object')) || isObject(schema.properties);
   if (!objectLike) return `${collection.path}: the POST request body schema is not an object schema with properties`;
-  return withoutIds(schema) as SchemaObject;
-}
-
-type AjvLike = { compile(schema: AnySchemaObject): ValidateFunction; addKeyword(definition: never): unknown };
-
-/**
- * An Ajv for the document's dialect: JSON Schema 2020-12 for OpenAPI 3.1, draft-07 (which reads 3.0's
- * `nullable`) for 3.0. Not strict: OpenAPI adds keywords (`example`, `discriminator`, `x-…`). The
- * project's own `x-maxDecimalPlaces` is known (spec/schemas.ts), as in every Ajv that reads spec/schemas/.
- */
-function ajvFor(doc: OpenApiDocument): AjvLike {
-  const require = createRequire(import.meta.url);
-  const formats = (require('ajv-formats') as { default: (ajv: unknown) => unknown }).default;
-  // No logger: a vendor's unknown format (FusionAuth's `format: URI`) constrains nothing, and Ajv's
-  // warnings would land in the user's console among the run's own lines.
-  const options = { strict: false, allErrors: true, validateSchema: false, logger: false };
-  const Ajv = doc.openapi.startsWith('3.1')
-    ? (require('ajv/dist/2020.js') as { default: new (o: object) => AjvLike }).default
-    : (require('ajv') as { default: new (o: object) => AjvLike }).default;
-  // Ajv 8 reads 3.0's `nullable` by default (the `nullable` option is gone and only warned about).
-  const ajv = new Ajv(options);
-  formats(ajv);
-  addSchemaKeywords(ajv as never);
-  return ajv;
-}
-
-/** The field names of Ajv's errors, as a 422 names them (spec/schemas.ts `toFieldErrors`), sorted. */
-function fieldsOf(errors: readonly ErrorObject[] | null | undefined): string[] {
-  return [...new Set(toFieldErrors(errors).map((e) => e.field))].sort();
+  return schema;
 }
 
 const loaded = new Map<string, Promise<OpenApiDocument | string>>();
@@ -126,7 +73,7 @@ export async function requestSchemas(profile: TargetProfile): Promise<RequestSch
   if (profile.openapi === undefined) return { reason: 'the profile names no OpenAPI document (openapi)' };
   const doc = await documentAt(profile.openapi);
   if (typeof doc === 'string') return { reason: doc };
-  const ajv = ajvFor(doc);
+  const compile = schemaValidator(doc);
   const schemas: RequestSchema[] = [];
   const skipped: string[] = [];
   for (const collection of profile.collections.filter((c) => c.methods.includes('POST'))) {
@@ -135,14 +82,12 @@ export async function requestSchemas(profile: TargetProfile): Promise<RequestSch
       skipped.push(schema);
       continue;
     }
-    let validate: ValidateFunction;
-    try {
-      validate = ajv.compile(schema);
-    } catch (error) {
-      skipped.push(`${collection.path}: the request body schema does not compile: ${(error as Error).message}`);
+    const invalidFields = compile(schema);
+    if (typeof invalidFields === 'string') {
+      skipped.push(`${collection.path}: the request body schema does not compile: ${invalidFields}`);
       continue;
     }
-    schemas.push({ collection, schema, invalidFields: (body) => (validate(body) ? [] : fieldsOf(validate.errors)) });
+    schemas.push({ collection, schema: withoutIds(schema) as SchemaObject, invalidFields });
   }
   if (schemas.length === 0) {
     const why = skipped.length > 0 ? `: ${skipped.join('; ')}` : '';
