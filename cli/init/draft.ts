@@ -8,6 +8,7 @@
  */
 import type { Credentials, ProfileCollection, ProfileRequest } from '../../conformance/target/profile.ts';
 import { checkedBody, invalidBody, otherBody, propertiesOf, validBody } from '../../conformance/openapi/bodies.ts';
+import type { CheckedBody } from '../../conformance/openapi/bodies.ts';
 import { schemaValidator } from '../../conformance/openapi/schema-validator.ts';
 import type { InvalidFields } from '../../conformance/openapi/schema-validator.ts';
 import { HTTP_METHODS, jsonRequestMedia } from '../../conformance/openapi/document.ts';
@@ -196,14 +197,16 @@ interface CreateBody {
 /** The collections of the document (a path with an item path below it), their create bodies, and whether any item carries links. */
 /**
  * The body written for a request: checked against the document's own schema (an example that breaks it
- * is replaced by a sample, with a note); unchecked when the schema does not compile.
+ * gives way to a sample; no body when nothing passes), with what to say about it; unchecked when the
+ * schema does not compile.
  */
-function bodyFor(media: MediaType, compile: (schema: unknown) => InvalidFields | string, label: string, notes: string[]): Record<string, unknown> | undefined {
+function bodyFor(media: MediaType, compile: (schema: unknown) => InvalidFields | string): CheckedBody {
   const invalidFields = media.schema === undefined ? undefined : compile(media.schema);
-  if (typeof invalidFields !== 'function') return validBody(media);
-  const checked = checkedBody(media, invalidFields);
-  if (checked?.note) notes.push(`${label}: ${checked.note}`);
-  return checked?.body;
+  if (typeof invalidFields !== 'function') {
+    const body = validBody(media);
+    return body ? { body } : {};
+  }
+  return checkedBody(media, invalidFields) ?? {};
 }
 
 function draftCollections(
@@ -236,18 +239,20 @@ function draftCollections(
     };
     const createMedia = jsonRequestMedia(item.post);
     if (item.post && createMedia) {
-      const body = bodyFor(createMedia, compile, `POST ${path}`, notes);
+      const { body, note } = bodyFor(createMedia, compile);
+      if (note) notes.push(`POST ${path}: ${note}`);
       if (body) {
         collection.create = body;
         bodies.set(path, { media: createMedia, body });
         const invalid = invalidBody(createMedia.schema);
         if (invalid) collection.invalid = invalid;
         else notes.push(`POST ${path}: the schema states no constraint to break, no invalid body`);
-      } else notes.push(`POST ${path}: no example and no object schema for the body, no create body`);
+      } else if (!note) notes.push(`POST ${path}: no example and no object schema for the body, no create body`);
     }
     const replaceMedia = jsonRequestMedia(itemItem.put);
     if (itemItem.put && replaceMedia) {
-      const body = bodyFor(replaceMedia, compile, `PUT ${itemPath}`, notes);
+      const { body, note } = bodyFor(replaceMedia, compile);
+      if (note) notes.push(`PUT ${itemPath}: ${note}`);
       if (body) collection.replace = body;
     }
     const parameters = requiredParametersOf(item, itemItem, path, credentials);
@@ -311,7 +316,12 @@ export function draftProfile(doc: OpenApiDocument, source: string): Draft {
   const paths: Record<string, PathItem> = Object.fromEntries(Object.entries(doc.paths ?? {}).map(([p, item]) => [p, allowedOperations(item)]));
   const { credentials, note: credentialsNote } = credentialsFrom(doc);
   if (credentialsNote) notes.push(credentialsNote);
-  const { collections, bodies, hypermedia } = draftCollections(doc, paths, notes, credentials);
+  const drafted = draftCollections(doc, paths, notes, credentials);
+  const { bodies, hypermedia } = drafted;
+  // The first collection is where most checks create, read and list (and where faults are injected):
+  // one that has a create body, an item read and a listing comes first, in the document's order otherwise.
+  const complete = (c: ProfileCollection): boolean => c.create !== undefined && c.methods.includes('GET') && (c.itemMethods ?? []).includes('GET');
+  const collections = [...drafted.collections.filter(complete), ...drafted.collections.filter((c) => !complete(c))];
   const protectedPath = protectedPathOf(doc, paths, collections, notes);
   const { idempotent, idempotency } = idempotentCollectionOf(paths, collections, bodies, notes);
 

@@ -142,7 +142,8 @@ function firstOf(all: ReturnType<typeof candidates>): ReturnType<typeof candidat
 
 /** A body `init` writes, checked against the document's schema, and what it says about the choice. */
 export interface CheckedBody {
-  body: Record<string, unknown>;
+  /** Undefined when no candidate passes the schema: a body the API refuses would stop the run. */
+  body?: Record<string, unknown>;
   /** Set when the document's example was not written (it breaks its own schema), or when no candidate passes. */
   note?: string;
 }
@@ -151,7 +152,8 @@ export interface CheckedBody {
  * The valid body of `validBody`, checked against the document's own schema (`invalidFields`, with
  * `{{unique}}` filled in as the suite fills it): the document's example when the schema accepts it,
  * else the first sample the schema accepts, with a note naming the members the example breaks; when
- * no candidate passes, the first one, with a note naming its invalid members.
+ * no candidate passes, no body, with a note naming the invalid members (`run` refuses a profile whose
+ * create body the API refuses, so a body that breaks the schema would stop the first run).
  */
 export function checkedBody(media: MediaType, invalidFields: (body: unknown) => string[]): CheckedBody | undefined {
   const all = candidates(media);
@@ -169,7 +171,7 @@ export function checkedBody(media: MediaType, invalidFields: (body: unknown) => 
   const what = chosen.from === 'example' ? "the document's example breaks its schema" : "the examples of the schema's members break it";
   const passing = ordered.slice(1).find((body) => broken(body).length === 0);
   if (passing) return { body: passing, note: `${what} (${firstBroken.join(', ')}): a sample of the schema is written instead` };
-  return { body: first, note: `${what} (${firstBroken.join(', ')}) and no sample passes it: written as it is; make it a body the schema accepts` };
+  return { note: `${what} (${firstBroken.join(', ')}) and no sample passes it: no body written; write one the schema accepts` };
 }
 
 /** A value that breaks one of the property's own constraints, or undefined when the schema states none. */
