@@ -18,8 +18,9 @@ import { required } from '../support/required.ts';
 test('collections are addressed by plural nouns', req('URL-COLLECTION-PLURAL', '@generic'), async ({ target }) => {
   for (const collection of target.profile.collections) {
     const last = collection.path.split('/').filter(Boolean).pop() ?? '';
-    // kebab-case and snake_case alike (`/payment-methods`, `/payment_methods`): the document fixes the plural, not the spelling (D-SHAPES).
-    expect(last, `${collection.path} ends in a plural noun`).toMatch(/^[a-z][a-z_-]*s$/);
+    // kebab-case, snake_case and PascalCase alike (`/payment-methods`, `/payment_methods`, Twilio's `/BrandRegistrations`):
+    // the document fixes the plural, not the spelling (D-SHAPES).
+    expect(last, `${collection.path} ends in a plural noun`).toMatch(/^[A-Za-z][A-Za-z_-]*s$/);
     const response = await target.client.get(collection.path);
     expect(response.status, exchangeText(response)).toBe(200);
   }
