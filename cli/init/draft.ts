@@ -310,6 +310,29 @@ function idempotentCollectionOf(
   return { idempotent, idempotency: { path: idempotent.path, body, otherBody: otherBody(body, media.schema), collectionPath: idempotent.path } };
 }
 
+/**
+ * The document's absolute server URLs, each `{variable}` replaced by its default (OpenAPI's server
+ * variables: `default` is required); a URL left with a variable without a default, or not http(s) once
+ * filled, is not written, with a note.
+ */
+export function serverUrlsOf(doc: Pick<OpenApiDocument, 'servers'>, notes: string[]): string[] {
+  return (doc.servers ?? []).flatMap((server) => {
+    const unfilled: string[] = [];
+    const url = server.url.replace(/\{([^}]+)\}/g, (whole, name: string) => {
+      const value = server.variables?.[name]?.default;
+      if (typeof value === 'string' || typeof value === 'number') return String(value);
+      unfilled.push(name);
+      return whole;
+    });
+    if (unfilled.length > 0) {
+      notes.push(`server ${server.url}: no default for ${unfilled.map((n) => `{${n}}`).join(', ')}, not written; give --target`);
+      return [];
+    }
+    if (url !== server.url && /^https?:\/\//i.test(url)) notes.push(`server ${server.url}: written as ${url} (the variables' defaults)`);
+    return /^https?:\/\//i.test(url) ? [url.replace(/\/+$/, '')] : [];
+  });
+}
+
 /** Builds the draft profile from a dereferenced OpenAPI document. */
 export function draftProfile(doc: OpenApiDocument, source: string): Draft {
   const notes: string[] = [];
@@ -337,7 +360,7 @@ export function draftProfile(doc: OpenApiDocument, source: string): Draft {
   if (!exampleApi)
     notes.push(withoutNote('features.exampleApi', 'is false', `the document lacks ${missing.join(', ')} of the conventions document's example API`));
 
-  const serverUrls = (doc.servers ?? []).map((s) => s.url).filter((u) => /^https?:\/\//i.test(u)).map((u) => u.replace(/\/+$/, ''));
+  const serverUrls = serverUrlsOf(doc, notes);
   const listed = collections.filter((c) => !methodsOf(doc.paths[c.path] ?? {}).includes('OPTIONS'));
   const methodsNote =
     listed.length > 0

@@ -16,10 +16,10 @@ import { start as startWidgets } from '../../fixtures/widgets-api/server.ts';
 import { askMissing } from '../init/answers.ts';
 import { checkedBody, invalidBody, validBody } from '../../conformance/openapi/bodies.ts';
 import { schemaValidator } from '../../conformance/openapi/schema-validator.ts';
-import { draftProfile } from '../init/draft.ts';
+import { draftProfile, serverUrlsOf } from '../init/draft.ts';
 import { loadOpenApi, OpenApiError } from '../../conformance/openapi/document.ts';
 import { getValidator } from '../../spec/schemas.ts';
-import { readProfile, todoMarkers } from '../../conformance/target/profile.ts';
+import { profileProblems, readProfile, todoMarkers } from '../../conformance/target/profile.ts';
 import { openApiRef } from '../init/command.ts';
 import { CLI, PACKAGE_ROOT, runNode, tempOut } from '../../conformance/tests/support/subprocess.ts';
 
@@ -264,6 +264,34 @@ test("bodies checked against the document's schema: an example that breaks it, o
   // Nothing passes: no body (the API would refuse it and stop the run), with a note saying what to do.
   const impossible = check({ schema: { type: 'object', required: ['n'], properties: { n: { type: 'integer', minimum: 5, maximum: 1 } } } });
   expect(impossible).toEqual({ note: expect.stringContaining('no sample passes it: no body written') });
+});
+
+test('server URLs with variables are written with their defaults; one with a variable without a default is not written', () => {
+  const notes: string[] = [];
+  const urls = serverUrlsOf(
+    {
+      servers: [
+        { url: '{protocol}://{hostname}{basePath}', variables: { protocol: { enum: ['http', 'https'], default: 'https' }, hostname: { default: 'localhost:8008' }, basePath: { default: '/_matrix/' } } },
+        { url: 'https://{tenant}.example.com', variables: {} },
+        { url: '/relative' },
+        { url: 'https://api.example.com/' },
+      ],
+    },
+    notes,
+  );
+  expect(urls).toEqual(['https://localhost:8008/_matrix', 'https://api.example.com']);
+  expect(notes).toEqual([
+    'server {protocol}://{hostname}{basePath}: written as https://localhost:8008/_matrix/ (the variables\' defaults)',
+    'server https://{tenant}.example.com: no default for {tenant}, not written; give --target',
+  ]);
+});
+
+test('a profile whose base URL keeps a server variable is refused, naming the variable', () => {
+  const profile = { name: 'p', tokens: { valid: 't' }, protected: { method: 'GET', path: '/x' }, collections: [{ name: 'c', path: '/c', methods: ['GET'] }] };
+  expect(profileProblems({ ...profile, baseUrls: ['https://{defaultHost}/v1'] })).toEqual([
+    '/baseUrls/0: https://{defaultHost}/v1 holds the OpenAPI server variable {defaultHost}: give the URL with its value (or --target URL)',
+  ]);
+  expect(profileProblems({ ...profile, baseUrls: ['https://api.example.com/v1'] })).toEqual([]);
 });
 
 test("a document that says 3.0 but is valid only as 3.1 (FastAPI's exclusiveMinimum: 0) is read as 3.1 with a note; one invalid as both is not", async () => {

@@ -19,7 +19,7 @@ export interface OpenApiDocument {
   swagger?: unknown;
   webhooks?: Record<string, unknown>;
   info?: { title?: string };
-  servers?: { url: string }[];
+  servers?: { url: string; variables?: Record<string, { default?: unknown; enum?: unknown[] }> }[];
   paths: Record<string, PathItem>;
   security?: SecurityRequirement[];
   components?: { securitySchemes?: Record<string, SecurityScheme> };

@@ -136,7 +136,7 @@ export const REFERENCE_PROFILE = packagePath('fixtures', 'profiles', 'reference.
 /** A profile as read from its file, before validation: any member may be missing. */
 export type ProfileDocument = Partial<TargetProfile> & Record<string, unknown>;
 
-function describeError(error: ErrorObject): string {
+function describeError(error: ErrorObject, data: unknown): string {
   const where = error.instancePath === '' ? '(profile)' : error.instancePath;
   if (error.keyword === 'additionalProperties') {
     return `${where}: unknown member "${String((error.params as { additionalProperty: string }).additionalProperty)}"`;
@@ -144,13 +144,21 @@ function describeError(error: ErrorObject): string {
   if (error.keyword === 'required') {
     return `${where}: missing member "${String((error.params as { missingProperty: string }).missingProperty)}"`;
   }
+  if (error.keyword === 'pattern' && /^\/baseUrls\/\d+$/.test(error.instancePath)) {
+    const index = Number(error.instancePath.split('/')[2]);
+    const url = String((data as { baseUrls?: unknown[] }).baseUrls?.[index] ?? '');
+    const variable = /\{[^}]*\}/.exec(url)?.[0];
+    return variable
+      ? `${where}: ${url} holds the OpenAPI server variable ${variable}: give the URL with its value (or --target URL)`
+      : `${where}: ${url} is not an http(s) URL without a query or a fragment (or --target URL)`;
+  }
   return `${where}: ${error.message ?? 'is invalid'}`;
 }
 
 /** Validates parsed profile data (D-PROFILE); returns one readable line per problem, empty when valid. */
 export function profileProblems(data: unknown): string[] {
   const validate = getValidator('target-profile');
-  if (!validate(data)) return [...new Set((validate.errors ?? []).map(describeError))];
+  if (!validate(data)) return [...new Set((validate.errors ?? []).map((error) => describeError(error, data)))];
   return planProblems((data as TargetProfile).rateLimit);
 }
 
