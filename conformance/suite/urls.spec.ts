@@ -34,7 +34,7 @@ test('an item lives under its identifier, and that is its Location', req('URL-IT
     expect(succeeded(created.response), exchangeText(created.response)).toBe(true);
     // The id where the collection's shape puts it (D-SHAPES); the item path is the profile's, nested under
     // the collection or not: the document fixes "under its identifier", not under which parent.
-    const where = `an id at ${collection.shape?.id ?? '/id'} (collections[].shape)`;
+    const where = `member holding the id at ${collection.shape?.id ?? '/id'} (collections[].shape)`;
     const id = required(idOf(created.response.json, collection), where, created.response, 'URL-ITEM-BY-ID');
     expect(created.path, exchangeText(created.response)).toBe(itemPathFor(collection.itemPath, id));
     const self = linkOf(created.response.json, 'self');
