@@ -194,7 +194,6 @@ interface CreateBody {
   body: Record<string, unknown>;
 }
 
-/** The collections of the document (a path with an item path below it), their create bodies, and whether any item carries links. */
 /**
  * The body written for a request: checked against the document's own schema (an example that breaks it
  * gives way to a sample; no body when nothing passes), with what to say about it; unchecked when the
@@ -209,6 +208,7 @@ function bodyFor(media: MediaType, compile: (schema: unknown) => InvalidFields |
   return checkedBody(media, invalidFields) ?? {};
 }
 
+/** The collections of the document (a path with an item path below it), their create bodies, and whether any item carries links. */
 function draftCollections(
   doc: OpenApiDocument,
   paths: Record<string, PathItem>,
