@@ -85,7 +85,7 @@ test('findings against declared defects: one finding per defect, split per statu
 
 // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture arguments from the pattern
 test('the suite fails exactly the declared MUSTs of every stack, and no other', async ({}, testInfo) => {
-  // Seven whole runs at once: 8.2 min beside the other meta-tests at load 10-28 (a fresh clone, 2026-12-02);
+  // Seven whole runs at once: 2.2 min beside the other meta-tests in a fresh clone (2026-12-02, D-WORKER-KEPT; 8.2 min before it);
   // the bound only stops a hang.
   test.setTimeout(20 * 60_000);
   const redisUrl = sharedRedisUrl();
