@@ -131,6 +131,7 @@ export function assembleProfile(draft: Draft, answers: Answers, targets: string[
     tokens,
     collections: draft.collections,
     ...(draft.credentials ? { credentials: draft.credentials } : {}),
+    ...(draft.parameters ? { parameters: draft.parameters } : {}),
     ...(draft.idempotency ? { idempotency: draft.idempotency } : {}),
     protected: draft.protected ?? { method: 'GET', path: todo('an endpoint that requires the token') },
     features: {

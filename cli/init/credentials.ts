@@ -22,34 +22,67 @@ function schemesInUse(doc: OpenApiDocument): string[] {
 }
 
 /**
- * The profile's `credentials` (undefined for the document's own Bearer, or where no scheme is used)
- * and a note saying which scheme was read.
+ * The requirement (one alternative of a `security` list) that names `scheme` with the most schemes
+ * beside it: the schemes that must all be sent together.
  */
-export function credentialsFrom(doc: OpenApiDocument): { credentials?: Credentials; note?: string } {
+function requirementWith(doc: OpenApiDocument, scheme: string): string[] {
+  const requirements = [
+    ...(doc.security ?? []),
+    ...Object.values(doc.paths ?? {}).flatMap((item) => (Object.values(item) as (Operation | undefined)[]).flatMap((op) => op?.security ?? [])),
+  ];
+  return requirements.map((r) => Object.keys(r)).filter((names) => names.includes(scheme)).sort((x, y) => y.length - x.length)[0] ?? [scheme];
+}
+
+/** Whether an API key's name says it carries the caller's secret (`x-api-key`, `X-Auth-Token`) rather than an account's id (`x-app-id`). */
+const namesASecret = (name: string): boolean => /key|token|secret|auth/i.test(name) && !/[-_ ]?id$/i.test(name);
+
+/**
+ * The profile's `credentials` (undefined for the document's own Bearer, or where no scheme is used),
+ * the API keys that must be sent beside them (`parameters`: Algolia requires
+ * `x-algolia-application-id` and `x-algolia-api-key` together), and notes saying which scheme was read.
+ */
+export function credentialsFrom(doc: OpenApiDocument): { credentials?: Credentials; parameters?: RequiredParameters; notes: string[] } {
   const schemes = doc.components?.securitySchemes ?? {};
   for (const name of schemesInUse(doc)) {
     const scheme = schemes[name];
     if (!scheme) continue;
     const httpScheme = String(scheme.scheme ?? '').toLowerCase();
-    if ((scheme.type === 'http' && httpScheme === 'bearer') || scheme.type === 'oauth2' || scheme.type === 'openIdConnect') return {};
+    if ((scheme.type === 'http' && httpScheme === 'bearer') || scheme.type === 'oauth2' || scheme.type === 'openIdConnect') return { notes: [] };
     if (scheme.type === 'http' && httpScheme === 'basic') {
       const note = `security scheme ${name} is HTTP Basic: credentials.scheme "basic" (each token is the base64 of user:password)`;
-      return { credentials: { scheme: 'basic' }, note };
+      return { credentials: { scheme: 'basic' }, notes: [note] };
     }
     // A key "in the header Authorization" is what documents such as Apideck's declare for `Authorization: Bearer <key>`.
     if (scheme.type === 'apiKey' && scheme.in === 'header' && scheme.name?.toLowerCase() === 'authorization') {
-      return { note: `security scheme ${name} is an API key in the Authorization header: sent as a bearer token (Authorization: Bearer <token>)` };
+      return { notes: [`security scheme ${name} is an API key in the Authorization header: sent as a bearer token (Authorization: Bearer <token>)`] };
     }
     if (scheme.type === 'apiKey' && (scheme.in === 'header' || scheme.in === 'query') && scheme.name) {
-      return {
-        credentials: { scheme: 'apiKey', in: scheme.in, name: scheme.name },
-        note:
-          `security scheme ${name} is an API key in the ${scheme.in} "${scheme.name}": credentials written so ` +
+      // Keys required together: the token is the one whose name says it is the caller's secret; the others are parameters.
+      const together = requirementWith(doc, name)
+        .map((n) => ({ n, s: schemes[n] }))
+        .filter((k): k is { n: string; s: NonNullable<typeof scheme> } => k.s?.type === 'apiKey' && (k.s.in === 'header' || k.s.in === 'query') && !!k.s.name);
+      const token = together.find((k) => namesASecret(k.s.name ?? '')) ?? { n: name, s: scheme };
+      const others = together.filter((k) => k !== token && k.n !== token.n);
+      const credentials: Credentials = { scheme: 'apiKey', in: token.s.in as 'header' | 'query', name: token.s.name as string };
+      const notes = [
+        `security scheme ${token.n} is an API key in the ${token.s.in} "${token.s.name}": credentials written so ` +
           '(AUTH-BEARER-HEADER fails once; the other checks send the key)',
+      ];
+      if (others.length === 0) return { credentials, notes };
+      const headers: Record<string, string> = {};
+      const query: Record<string, string> = {};
+      for (const { n, s } of others) {
+        (s.in === 'header' ? headers : query)[s.name as string] = `TODO: the value of ${s.name} (security scheme ${n}, required with ${token.n})`;
+      }
+      notes.push(`security schemes ${others.map((k) => k.n).join(', ')} are required with ${token.n}: written as parameters with a TODO each (parameters)`);
+      const parameters: RequiredParameters = {
+        ...(Object.keys(headers).length > 0 ? { headers } : {}),
+        ...(Object.keys(query).length > 0 ? { query } : {}),
       };
+      return { credentials, parameters, notes };
     }
   }
-  return {};
+  return { notes: [] };
 }
 
 /** The value the document gives a parameter, or a TODO marker naming it. */

@@ -6,7 +6,7 @@
  * else (tokens, fault injection) is the caller's to supply. What a member is and what happens without
  * it are the profile schema's words (spec/profile-fields.ts), not the draft's own.
  */
-import type { Credentials, ProfileCollection, ProfileRequest } from '../../conformance/target/profile.ts';
+import type { Credentials, RequiredParameters, ProfileCollection, ProfileRequest } from '../../conformance/target/profile.ts';
 import { checkedBody, invalidBody, otherBody, propertiesOf, validBody } from '../../conformance/openapi/bodies.ts';
 import type { CheckedBody } from '../../conformance/openapi/bodies.ts';
 import { schemaValidator } from '../../conformance/openapi/schema-validator.ts';
@@ -34,6 +34,8 @@ export interface Draft {
   features: { exampleApi: boolean; hypermedia: boolean };
   /** How the API takes tokens, where it is not the document's Bearer (D-SHAPES). */
   credentials?: Credentials;
+  /** Header and query parameters every request needs: API keys required beside the token's. */
+  parameters?: RequiredParameters;
   /** What the draft left out and why, for the user. */
   notes: string[];
 }
@@ -119,6 +121,15 @@ export function noCollectionReason(doc: OpenApiDocument): string {
       `no collection: every collection of this document is nested under a path parameter (${nested.join(', ')}), ` +
       `whose value the suite cannot know before the run; ${fix}`
     );
+  const rootItem = paths.find(([p]) => /^\/\{[^}/]+\}$/.test(p));
+  if (doc.paths['/'] !== undefined && rootItem !== undefined) {
+    const server = doc.servers?.[0]?.url ?? 'its server URL';
+    return (
+      `no collection: the collection is the server URL itself (/ and ${rootItem[0]} under ${server}), and the suite names a collection by ` +
+      `its path; write the profile by hand with the server URL's parent as baseUrls and its last segment as the collection's path ` +
+      `(spec/schemas/target-profile.schema.json)`
+    );
+  }
   const listing = paths.map(([p, item]) => `${p} ${methodsOf(item).join(',')}`).join('; ');
   return `no collection: no path of this document has an item path below it (its paths: ${listing}); ${fix}`;
 }
@@ -337,8 +348,8 @@ export function serverUrlsOf(doc: Pick<OpenApiDocument, 'servers'>, notes: strin
 export function draftProfile(doc: OpenApiDocument, source: string): Draft {
   const notes: string[] = [];
   const paths: Record<string, PathItem> = Object.fromEntries(Object.entries(doc.paths ?? {}).map(([p, item]) => [p, allowedOperations(item)]));
-  const { credentials, note: credentialsNote } = credentialsFrom(doc);
-  if (credentialsNote) notes.push(credentialsNote);
+  const { credentials, parameters, notes: credentialsNotes } = credentialsFrom(doc);
+  notes.push(...credentialsNotes);
   const drafted = draftCollections(doc, paths, notes, credentials);
   const { bodies, hypermedia } = drafted;
   // The first collection is where most checks create, read and list (and where faults are injected):
@@ -379,6 +390,7 @@ export function draftProfile(doc: OpenApiDocument, source: string): Draft {
     ...(limitedCandidate ? { limitedCandidate } : {}),
     features: { exampleApi, hypermedia },
     ...(credentials ? { credentials } : {}),
+    ...(parameters ? { parameters } : {}),
     notes,
   };
 }

@@ -4,7 +4,7 @@
  * terminal, the TODO markers `run` refuses, and --force. The installed-package flow (init, then run
  * to exit 0 on spec/openapi.yaml and on the widgets document) is in package-install.spec.ts.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readResults } from '../../spec/results.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -317,4 +317,22 @@ test("a document that says 3.0 but is valid only as 3.1 (FastAPI's exclusiveMini
   const broken = join(dir, 'broken.json');
   writeFileSync(broken, JSON.stringify({ ...fastapi, paths: { '/x': { get: { responses: { '200': { description: 1 } } } } } }));
   await expect(loadOpenApi(broken, PACKAGE_ROOT)).rejects.toThrow(/is not a valid OpenAPI document/);
+});
+
+test('a multi-file document is read as YAML 1.2 (a flow mapping closed at its key) and read as 3.1 with its references; a syntax error names the file and line', async () => {
+  const dir = tempOut('openapi-multi-file');
+  mkdirSync(join(dir, 'paths'), { recursive: true });
+  // js-yaml refuses this closing brace ("deficient indentation"); YAML 1.2 and the `yaml` package read it (matrix-spec's documents).
+  const item = ['get:', '  parameters: [{name: id, in: path, required: true, schema: {type: string}}]', '  responses:', "    '200':", '      description: ok', '      content:', '        application/json:', '          example: {', '            "a": 1', '          }', ''];
+  writeFileSync(join(dir, 'paths', 'item.yaml'), item.join('\n'));
+  // Says 3.0 and writes 3.1's info.summary (Algolia's): read as 3.1, the reference into paths/ still resolved.
+  const root = ['openapi: 3.0.2', 'info: {title: t, summary: s, version: "1"}', 'paths:', '  /things/{id}:', "    $ref: './paths/item.yaml'", ''];
+  writeFileSync(join(dir, 'root.yaml'), root.join('\n'));
+  const notes: string[] = [];
+  const doc = await loadOpenApi(join(dir, 'root.yaml'), PACKAGE_ROOT, { onNote: (n) => notes.push(n) });
+  expect(doc.openapi).toBe('3.1.0');
+  expect(doc.paths['/things/{id}']?.get?.responses?.['200']?.content?.['application/json']?.example).toEqual({ a: 1 });
+  expect(notes).toEqual([expect.stringContaining('says openapi 3.0.2 but is valid only as OpenAPI 3.1')]);
+  writeFileSync(join(dir, 'paths', 'item.yaml'), ['get:', '  responses: [', ''].join('\n'));
+  await expect(loadOpenApi(join(dir, 'root.yaml'), PACKAGE_ROOT)).rejects.toThrow(`${join(dir, 'paths', 'item.yaml')}:3:1: `);
 });

@@ -14,10 +14,25 @@ export const CORPUS_ABSENT = existsSync(CORPUS_DIR)
   ? undefined
   : `the OpenAPI corpus is absent (${CORPUS_DIR}); set HAC_OPENAPI_CORPUS to the folder of ../shared/openapi-corpus`;
 
-/** The documents of the corpus (YAML and JSON files), by file name. */
+/**
+ * The entry file of each multi-file document of the corpus (a folder), as its SOURCES.md names it. A
+ * folder not listed here is returned as it is, and init then refuses it: the corpus tests notice it.
+ */
+const MULTI_FILE_ENTRIES: Record<string, string> = {
+  'algolia-search': 'algolia-search/specs/search/spec.yml',
+  'matrix-password-management': 'matrix-password-management/data/api/client-server/password_management.yaml',
+  'vonage-application-v2': 'vonage-application-v2/definitions/application.v2.yml',
+};
+
+/** The documents of the corpus (YAML and JSON files, and the entry file of each folder), by path inside it. */
 export function corpusDocuments(): string[] {
   if (CORPUS_ABSENT) return [];
-  return readdirSync(CORPUS_DIR).filter((f) => /\.(ya?ml|json)$/i.test(f)).sort();
+  return readdirSync(CORPUS_DIR, { withFileTypes: true })
+    .flatMap((entry) => {
+      if (entry.isDirectory()) return [MULTI_FILE_ENTRIES[entry.name] ?? entry.name];
+      return /\.(ya?ml|json)$/i.test(entry.name) ? [entry.name] : [];
+    })
+    .sort();
 }
 
 export const corpusPath = (file: string): string => join(CORPUS_DIR, file);
