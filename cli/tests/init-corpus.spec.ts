@@ -127,7 +127,8 @@ test.describe('init over the OpenAPI corpus', () => {
         const targeted = withTargets(profile, ['http://127.0.0.1:9']);
         const todo = expected?.code === 0 ? (expected.todo ?? []) : [];
         expect(todoMarkers(targeted).map((m) => m.split(': ')[0]), result.stdout).toEqual(todo);
-        const filled = JSON.parse(JSON.stringify(targeted, (_k, v: unknown) => (typeof v === 'string' && v.startsWith('TODO:') ? 'given' : v))) as ProfileDocument;
+        const given = (_k: string, v: unknown): unknown => (typeof v === 'string' && v.startsWith('TODO:') ? 'given' : v);
+        const filled = JSON.parse(JSON.stringify(targeted, given)) as ProfileDocument;
         const parsed = parseProfile(filled, file);
         const methods = parsed.collections.reduce((n, c) => n + c.methods.length + (c.itemMethods?.length ?? 0), 0);
         extracted = `${parsed.collections.length} collections, ${methods} methods (HEAD/OPTIONS assumed included)`;
