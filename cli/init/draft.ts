@@ -273,7 +273,7 @@ function draftCollections(
       notes.push(`${path}: the document requires ${names.join(', ')} (collections[].parameters)`);
     }
     // D-SHAPES: what the document states of the answers' and the id's shapes, where they are not the project's own.
-    const shape = shapeFromDocument(item, itemItem, itemPath);
+    const shape = shapeFromDocument(item, itemItem, itemPath, path);
     if (shape) {
       collection.shape = shape;
       notes.push(`${path}: shapes read from the document (collections[].shape): ${JSON.stringify(shape)}`);
@@ -344,11 +344,22 @@ export function serverUrlsOf(doc: Pick<OpenApiDocument, 'servers'>, notes: strin
   });
 }
 
+/** Header and query parameters of both, `b`'s values first; undefined when neither has any. */
+function mergedParameters(a: RequiredParameters | undefined, b: RequiredParameters | undefined): RequiredParameters | undefined {
+  const headers = { ...a?.headers, ...b?.headers };
+  const query = { ...a?.query, ...b?.query };
+  const merged: RequiredParameters = {
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    ...(Object.keys(query).length > 0 ? { query } : {}),
+  };
+  return Object.keys(merged).length > 0 ? merged : undefined;
+}
+
 /** Builds the draft profile from a dereferenced OpenAPI document. */
 export function draftProfile(doc: OpenApiDocument, source: string): Draft {
   const notes: string[] = [];
   const paths: Record<string, PathItem> = Object.fromEntries(Object.entries(doc.paths ?? {}).map(([p, item]) => [p, allowedOperations(item)]));
-  const { credentials, parameters, notes: credentialsNotes } = credentialsFrom(doc);
+  const { credentials, parameters: keyParameters, notes: credentialsNotes } = credentialsFrom(doc);
   notes.push(...credentialsNotes);
   const drafted = draftCollections(doc, paths, notes, credentials);
   const { bodies, hypermedia } = drafted;
@@ -357,6 +368,14 @@ export function draftProfile(doc: OpenApiDocument, source: string): Draft {
   const complete = (c: ProfileCollection): boolean => c.create !== undefined && c.methods.includes('GET') && (c.itemMethods ?? []).includes('GET');
   const collections = [...drafted.collections.filter(complete), ...drafted.collections.filter((c) => !complete(c))];
   const protectedPath = protectedPathOf(doc, paths, collections, notes);
+  // The protected request is sent outside any collection: what its path requires (Apideck's
+  // x-apideck-consumer-id on every operation) is sent on every request, with the keys required beside the token's.
+  const protectedParameters = protectedPath ? requiredParametersOf(paths[protectedPath] ?? {}, undefined, protectedPath, credentials) : undefined;
+  if (protectedParameters) {
+    const names = [...Object.keys(protectedParameters.headers ?? {}), ...Object.keys(protectedParameters.query ?? {})];
+    notes.push(`${protectedPath}: the document requires ${names.join(', ')} (parameters, sent on every request)`);
+  }
+  const parameters = mergedParameters(keyParameters, protectedParameters);
   const { idempotent, idempotency } = idempotentCollectionOf(paths, collections, bodies, notes);
 
   const limitedFrom =

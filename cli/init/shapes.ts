@@ -32,21 +32,38 @@ function isArraySchema(schema: unknown): boolean {
   return isObject(schema) && (schema.type === 'array' || (Array.isArray(schema.type) && schema.type.includes('array')) || isObject(schema.items));
 }
 
-/** Whether a schema describes an object with members. */
+/** Whether a schema describes an object with members, itself or as every alternative of a `oneOf`/`anyOf` (Paddle's `{"data": {oneOf: …}}`). */
 function isObjectSchema(schema: unknown): boolean {
-  return isObject(schema) && Object.keys(propertiesOf(schema as JsonSchema).properties).length > 0;
+  if (!isObject(schema)) return false;
+  if (Object.keys(propertiesOf(schema as JsonSchema).properties).length > 0) return true;
+  const alternatives = [schema.oneOf, schema.anyOf].find(Array.isArray) as unknown[] | undefined;
+  return alternatives !== undefined && alternatives.length > 0 && alternatives.every(isObjectSchema);
 }
 
 /**
  * The member that wraps the whole representation: in a body without an `id`, its only member that is an
- * object with members (`{"addon": {…}}`, `{"data": {…}, "status": 200}`), links and metadata aside.
+ * object with members (`{"addon": {…}}`, `{"data": {…}, "status": 200}`), links and metadata aside; where
+ * there are several, the one named after the item (`names`: FusionAuth's `{"application": {…}, "role": {…}}`).
  */
-function wrapperOf(schema: Schema | undefined): string | undefined {
+function wrapperOf(schema: Schema | undefined, names: string[] = []): string | undefined {
   if (schema === undefined) return undefined;
   const { properties } = propertiesOf(schema as JsonSchema);
   if ('id' in properties) return undefined;
   const objects = Object.keys(properties).filter((n) => !['_links', 'links', 'meta', '_meta'].includes(n) && isObjectSchema(properties[n]));
-  return objects.length === 1 ? objects[0] : undefined;
+  if (objects.length === 1) return objects[0];
+  return objects.find((n) => names.includes(n.toLowerCase()));
+}
+
+/**
+ * The names an item's wrapper may have: the collection's last segment made singular (`applications` →
+ * `application`, `payment_methods` → `payment_method`) and the path parameter without its id suffix
+ * (`applicationId` → `application`), lowercase.
+ */
+function itemNames(collectionPath: string, parameter: string | undefined): string[] {
+  const segment = (collectionPath.split('/').filter(Boolean).at(-1) ?? '').toLowerCase();
+  const singular = segment.replace(/ies$/, 'y').replace(/(?<=[sxz]|ch|sh)es$/, '').replace(/s$/, '');
+  const stem = (parameter ?? '').replace(/[-_]?id$/i, '').toLowerCase();
+  return [...new Set([segment, singular, stem].filter((n) => n !== ''))];
 }
 
 /** RFC 6901 escaping of one reference token. */
@@ -78,35 +95,47 @@ function idSchemaOf(item: PathItem, parameter: string): IdSchema | undefined {
  * The shapes of the collection at `path` (operations `collection`) whose item path is `itemPath`
  * (operations `item`), as far as the document states them; undefined when all are the project's own.
  */
-export function shapeFromDocument(collection: PathItem, item: PathItem, itemPath: string): CollectionShape | undefined {
+export function shapeFromDocument(collection: PathItem, item: PathItem, itemPath: string, collectionPath = ''): CollectionShape | undefined {
   const shape: CollectionShape = {};
   const parameter = /\{([^}/]+)\}[^/]*$/.exec(itemPath)?.[1];
   const idSchema = parameter === undefined ? undefined : idSchemaOf(item, parameter);
   if (idSchema) shape.idSchema = idSchema;
 
+  const names = itemNames(collectionPath, parameter);
   const itemAnswer = answerSchema(item.get, ['200']) ?? answerSchema(collection.post, ['201', '200']);
-  const wrapper = wrapperOf(itemAnswer);
+  const wrapper = wrapperOf(itemAnswer, names);
   if (wrapper !== undefined) shape.item = `/${token(wrapper)}`;
-  const representation = wrapper !== undefined && itemAnswer ? propertiesOf(itemAnswer as JsonSchema).properties[wrapper] : itemAnswer;
-  const members = representation ? Object.keys(propertiesOf(representation as JsonSchema).properties) : [];
-  if (!members.includes('id') && members.length > 0) {
-    const named = [parameter, 'uuid', 'code', 'key', 'slug', 'name'].find((n): n is string => n !== undefined && members.includes(n));
-    if (named !== undefined) shape.id = `/${token(named)}`;
-  }
+  // The id is read from the create answer (D-SHAPES), which may differ from the item read: Algolia's
+  // POST /1/keys answers {key, createdAt}, its GET /1/keys/{key} {value, acl, …}.
+  const representationIn = (answer: Schema | undefined): Schema | undefined => {
+    const wrapped = wrapper !== undefined && answer ? propertiesOf(answer as JsonSchema).properties[wrapper] : undefined;
+    return (isObject(wrapped) ? wrapped : answer) as Schema | undefined;
+  };
+  const createAnswer = answerSchema(collection.post, ['201', '200']);
+  const membersOf = (schema: Schema | undefined): string[] => (schema ? Object.keys(propertiesOf(schema as JsonSchema).properties) : []);
+  const candidates = ['id', parameter, 'uuid', 'code', 'key', 'slug', 'name'];
+  const idIn = (members: string[]): string | undefined => candidates.find((n): n is string => n !== undefined && members.includes(n));
+  const named = idIn(membersOf(representationIn(createAnswer))) ?? idIn(membersOf(representationIn(itemAnswer)));
+  if (named !== undefined && named !== 'id') shape.id = `/${token(named)}`;
 
   const listing = answerSchema(collection.get, ['200']);
   if (listing !== undefined && !isArraySchema(listing)) {
     const { properties } = propertiesOf(listing as JsonSchema);
-    if (!isArraySchema(properties.items)) {
-      const arrays = Object.keys(properties).filter((n) => isArraySchema(properties[n]));
-      const [only] = arrays;
-      if (only !== undefined && arrays.length === 1) shape.items = `/${token(only)}`;
-    }
+    const arrays = Object.keys(properties).filter((n) => isArraySchema(properties[n]));
+    // An array named after the collection is its items (FusionAuth's {application, applications, role});
+    // without one, a GET whose answer holds the item itself answers one item (FusionAuth's GET /api/user
+    // by login id: {user, verificationIds}), and is no listing.
+    const plural = (collectionPath.split('/').filter(Boolean).at(-1) ?? '').toLowerCase();
+    const named = arrays.find((n) => n.toLowerCase() === plural || n.toLowerCase() === `${names[1] ?? plural}s`);
+    const answersAnItem = Object.keys(properties).some((n) => names.includes(n.toLowerCase()) && isObjectSchema(properties[n]));
+    const pageObject = isArraySchema(properties.items);
+    if (!pageObject && named !== undefined) shape.items = `/${token(named)}`;
+    else if (!pageObject && !answersAnItem && arrays.length === 1) shape.items = `/${token(arrays[0] as string)}`;
   }
 
   const request = collection.post?.requestBody?.content;
   const requestSchema = Object.entries(request ?? {}).find(([type]) => /json/i.test(type))?.[1]?.schema;
-  const envelope = wrapperOf(isObject(requestSchema) ? (requestSchema as Schema) : undefined);
+  const envelope = wrapperOf(isObject(requestSchema) ? (requestSchema as Schema) : undefined, names);
   if (envelope !== undefined) shape.envelope = envelope;
   return Object.keys(shape).length === 0 ? undefined : shape;
 }

@@ -81,7 +81,7 @@ function secretsOf(headers: Record<string, string>): string[] {
 function maskText(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) out = out.split(secret).join(MASK);
-  // A token sent in the query (the auth-token-in-query check) is masked by its parameter name too.
+  // A token sent in the query (the AUTH-TOKEN-NOT-IN-QUERY check) is masked by its parameter name too.
   return out.replace(/([?&](?:access_token|token)=)[^&#\s]+/gi, `$1${encodeURIComponent(MASK)}`);
 }
 

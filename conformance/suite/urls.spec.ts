@@ -5,7 +5,7 @@
 import { test, expect } from '../fixtures.ts';
 import { req } from '../support/requirement.ts';
 import type { HttpResponse } from '../support/http.ts';
-import { exchangeText, mediaType, problemIssues } from '../support/problem.ts';
+import { exchangeText, mediaType } from '../support/problem.ts';
 import { provokeAll } from '../support/provocations.ts';
 import { linkOf } from '../support/links.ts';
 import { fillTemplate } from '../support/template.ts';
@@ -78,14 +78,12 @@ test('representations sent to URLs are read back in the same shape', req('URL-UN
 test('collection filters, sorting and paging are query parameters, not path segments', req('URL-QUERY-NOT-PATH', '@generic'), async ({ target }) => {
   const collection = target.profile.collections.find((c) => c.methods.includes('GET'));
   if (collection === undefined) skipCheck('the profile lists no collection that answers GET: add one to `collections`');
-  // Not a listing: 404, or, where the segment is no valid id of the collection, a 400 or 422 problem (D-SHAPES;
-  // URL-NON-CANONICAL-ID-404 asks for the 404).
+  // Not a listing: 404, or, where the segment is no valid id of the collection, a 400 or 422 (D-SHAPES;
+  // URL-NON-CANONICAL-ID-404 asks for the 404). Whether that answer is a problem document is the problem
+  // rules' to judge, on this exchange as on every other (D-FINDINGS: one defect, one finding).
   for (const suffix of ['/page/2', '/sort/id', '/limit/1', '/filter']) {
     const response = await target.client.get(`${collection.path}${suffix}`);
-    if (response.status === 400 || response.status === 422) {
-      expect(problemIssues(response), `${suffix} is refused as a malformed id: ${exchangeText(response)}`).toEqual([]);
-      continue;
-    }
+    if (response.status === 400 || response.status === 422) continue;
     expect(response.status, `${suffix} is not a listing: ${exchangeText(response)}`).toBe(404);
   }
   // The server's own paging links (never assumed parameter names, D-SUITE-TRUST): a next page is the

@@ -32,7 +32,7 @@ const NOT_RUN: Record<string, string> = {
     "widgets document, with their tokens",
   'npm install --save-dev http-api-conformance': 'installing from the registry; package-install.spec.ts installs the packed tarball instead',
   'npx http-api-conformance init --openapi openapi.yaml --target http://127.0.0.1:3100 --token TOKEN --token OTHER_TOKEN --out my-api.json':
-    "a user's own document and server; init --target then run on a Prism mock of a corpus document runs in mock-target.spec.ts",
+    "a user's own document and server; init --target then run on the Prism mock of every corpus document with a collection runs in corpus-mocks.spec.ts",
   'npx http-api-conformance run --profile my-api.json':
     "a user's own profile (my-api.json) and servers; the same CLI runs against local targets in cli-targets.spec.ts",
   'npx http-api-conformance run --profile my-api.json --target https://staging.example.com':
