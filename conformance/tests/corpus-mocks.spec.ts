@@ -29,8 +29,8 @@ const STATIC_MOCK: Record<string, string> = {
   'AUTH-403-PERMISSION': "the mock has no permissions: the limited token's write is answered 2xx",
   'AUTH-WWW-AUTHENTICATE': 'the mock answers no 401 with a Bearer challenge',
   'AUTH-BEARER-HEADER':
-    "the mock checks no token's value: one in the query string is accepted; and Prism refuses the scheme written `bearer`, " +
-    'which RFC 9110 §11.1 makes case-insensitive',
+    "the mock checks no token's value: where the document declares no security a token only in a cookie is let in, and Prism refuses " +
+    'the scheme written `bearer`, which RFC 9110 §11.1 makes case-insensitive',
   'MESSAGE-SELF-DESCRIPTIVE': 'a static mock answers an unknown id 200 with the example, so the status does not tell failure',
   'STATUS-404-UNKNOWN-RESOURCE': 'a static mock answers an unknown id 200 with the example',
   'STATUS-4XX-CLIENT-FAULT': 'a static mock answers an unknown id 200',

@@ -4,6 +4,7 @@
  * document whose status equals the HTTP status and whose instance is the request path.
  */
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { expect, test } from '@playwright/test';
 import { INJECTED_SECRET } from '../middleware/fault-injection.ts';
 import { ROUTES, allowedMethods } from '../route-table.ts';
@@ -132,6 +133,43 @@ test('a body over the limit sent in chunks without Content-Length is a 413 probl
   expect(response.status).toBe(413);
   expect(response.headers.get('content-type')).toBe('application/problem+json');
   expect(((await response.json()) as { status: number }).status).toBe(413);
+});
+
+test('a 5 MB chunked body written whole before reading gets the 413, not a reset, and the connection stays usable (RFC 9112 §9.6)', async () => {
+  const { hostname, port } = new URL(server.url);
+  const chunk = Buffer.alloc(64 * 1024, 'a');
+  const head = [
+    'POST /users HTTP/1.1',
+    `Host: ${hostname}:${port}`,
+    `Authorization: Bearer ${ALICE}`,
+    'Content-Type: application/json',
+    'Transfer-Encoding: chunked',
+    '',
+    '',
+  ].join('\r\n');
+  const chunks = Array.from({ length: 80 }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]));
+  const request = Buffer.concat([Buffer.from(head), ...chunks, Buffer.from('0\r\n\r\n')]);
+  const next = `GET /users/1 HTTP/1.1\r\nHost: ${hostname}:${port}\r\n\r\n`;
+  const answer = await new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), hostname);
+    const received: Buffer[] = [];
+    const text = (): string => Buffer.concat(received).toString('latin1');
+    socket.on('data', (data: Buffer) => {
+      received.push(data);
+      // The 413, then the answer to the next request on the same connection.
+      if (/HTTP\/1\.1 200 /.test(text())) socket.destroy();
+    });
+    socket.on('error', (error) => reject(error));
+    socket.on('close', () => resolve(text()));
+    // The whole request first, then the read, as simple clients do: nothing is read until it is written.
+    socket.pause();
+    socket.write(request);
+    socket.write(next, () => socket.resume());
+    setTimeout(() => socket.destroy(new Error(`no answer within 10 s: ${text().slice(0, 200)}`)), 10_000).unref();
+  });
+  expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 413 Payload Too Large');
+  expect(answer).toContain('application/problem+json');
+  expect(answer).toMatch(/HTTP\/1\.1 200 OK/);
 });
 
 test('a body with another or no media type is a 415 problem; +json is accepted', async () => {
