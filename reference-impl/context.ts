@@ -4,24 +4,9 @@
  */
 import type { ParameterizedContext } from 'koa';
 import type { Config } from './config.ts';
-import type { RouteMatch, Permission } from './route-table.ts';
+import type { RouteMatch } from './route-table.ts';
 import type { RateLimitPolicy, ResourceKind, StoredResource, Stores } from './stores/types.ts';
-import type { TokenRegistry } from './tokens.ts';
-
-/** The caller behind a known bearer token (D-AUTH). */
-export interface Principal {
-  userId: number;
-  permissions: readonly Permission[];
-  plan: string;
-  /** `token:<sha256 of the token>`: the caller's key for rate limits and idempotency. */
-  callerKey: string;
-}
-
-/** What the Authorization header said: nothing, something unusable, or a known token. */
-export type Identity =
-  | { kind: 'anonymous' }
-  | { kind: 'invalid' }
-  | { kind: 'token'; principal: Principal };
+import type { Identity, Principal, TokenRegistry } from './tokens.ts';
 
 export interface AppState {
   identity: Identity;

@@ -3,7 +3,7 @@
  * stored records carry only data; links are added here. `self` never has a `method`; an order
  * offers `cancel` and `pay` (with `method: "POST"`) only while it is pending.
  */
-import type { Principal } from './context.ts';
+import type { Principal } from './tokens.ts';
 import type { StoredResource } from './stores/types.ts';
 
 type Link = { href: string; method?: string };

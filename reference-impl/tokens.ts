@@ -4,13 +4,28 @@
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { TokenConfig } from './config.ts';
-import type { Identity, Principal } from './context.ts';
+import type { Permission } from './route-table.ts';
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 function sha256(text: string): Buffer {
   return hash('sha256', text, 'buffer');
 }
+
+/** The caller behind a known bearer token (D-AUTH). */
+export interface Principal {
+  userId: number;
+  permissions: readonly Permission[];
+  plan: string;
+  /** `token:<sha256 of the token>`: the caller's key for rate limits and idempotency. */
+  callerKey: string;
+}
+
+/** What the Authorization header said: nothing, something unusable, or a known token. */
+export type Identity =
+  | { kind: 'anonymous' }
+  | { kind: 'invalid' }
+  | { kind: 'token'; principal: Principal };
 
 /**
  * The presented token's digest is written here, not into a new Buffer: `hash(…, 'buffer')` makes

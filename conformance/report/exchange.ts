@@ -5,7 +5,7 @@
  * report.html shows it.
  */
 import { curlFor } from '../support/curl.ts';
-import type { HttpResponse, SentRequest } from '../support/http.ts';
+import type { HttpResponse, SentRequest } from '../support/message.ts';
 import type { Exchange } from '../../spec/results.ts';
 
 export type { Exchange };

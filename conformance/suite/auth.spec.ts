@@ -9,7 +9,7 @@ import { req } from '../support/requirement.ts';
 import { exchangeText, headerOf, problemIssues } from '../support/problem.ts';
 import { keepAliveAgent, send } from '../support/http.ts';
 import { fillTemplate, uniqueValue } from '../support/template.ts';
-import type { HttpResponse } from '../support/http.ts';
+import type { HttpResponse } from '../support/message.ts';
 import type { Target } from '../support/target.ts';
 import { skipCheck } from '../support/skip.ts';
 import { INVALID_TOKEN_ERROR } from '../support/challenge.ts';

@@ -7,7 +7,7 @@
  */
 import { req } from '../support/requirement.ts';
 import { waitFor } from '../support/waits.ts';
-import type { HttpResponse } from '../support/http.ts';
+import type { HttpResponse } from '../support/message.ts';
 import { exchangeText, problemIssues } from '../support/problem.ts';
 import { provokeAll } from '../support/provocations.ts';
 import { noteBreaks } from '../support/exchange-log.ts';

@@ -13,7 +13,7 @@ import type { Body, Fault } from '../arbitraries/schema-bodies.ts';
 import { allPages, succeeded } from '../support/collection.ts';
 import { noteBreaks } from '../support/exchange-log.ts';
 import type { Client } from '../support/client.ts';
-import type { HttpResponse } from '../support/http.ts';
+import type { HttpResponse } from '../support/message.ts';
 import { errorFields, exchangeText } from '../support/problem.ts';
 import { assertProperty } from '../support/property.ts';
 import { requestSchemas } from '../support/request-schemas.ts';

@@ -11,7 +11,7 @@ import { req } from '../support/requirement.ts';
 import { exchangeText } from '../support/problem.ts';
 import { fillTemplate, uniqueValue } from '../support/template.ts';
 import { freshKey, isStoredResult, keyed, NO_IDEMPOTENT_ENDPOINT } from '../support/idempotency.ts';
-import type { HttpResponse } from '../support/http.ts';
+import type { HttpResponse } from '../support/message.ts';
 import type { Client } from '../support/client.ts';
 import type { Target } from '../support/target.ts';
 import type { ProfileCollection } from '../target/profile.ts';

@@ -7,7 +7,8 @@ import { retryAfterSeconds, send } from './http.ts';
 import { waitFor } from './waits.ts';
 import { BEARER_ONLY, prepared } from './sending.ts';
 import type { Sending } from './sending.ts';
-import type { HttpResponse, RequestOptions } from './http.ts';
+import type { RequestOptions } from './http.ts';
+import type { HttpResponse } from './message.ts';
 
 export interface ClientOptions {
   /** The caller's token, sent with every request the API's way (`sending`); null sends none. */

@@ -4,7 +4,7 @@
  * every page by following the server's own `next` links, never by guessing parameter names.
  */
 import type { Client } from './client.ts';
-import type { HttpResponse } from './http.ts';
+import type { HttpResponse } from './message.ts';
 import { linkOf } from './links.ts';
 import { listedItems } from './shape.ts';
 import type { Shaped } from './shape.ts';

@@ -1,5 +1,5 @@
 /** Builds a `curl` command line that reproduces a request the suite sent. */
-import type { SentRequest } from './http.ts';
+import type { SentRequest } from './message.ts';
 
 function quote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;

@@ -14,7 +14,7 @@
 import { exchangeOf, EXCHANGE_ATTACHMENT, VERDICT_ATTACHMENT } from '../report/exchange.ts';
 import type { Exchange, Verdict } from '../report/exchange.ts';
 import type { Cause } from '../../spec/results.ts';
-import type { HttpResponse, SentRequest } from './http.ts';
+import type { HttpResponse, SentRequest } from './message.ts';
 import { harRecording, recordForHar } from './har-log.ts';
 
 interface Noted {

@@ -10,30 +10,7 @@ import { tlsTrust } from './tls.ts';
 import type { TlsTrust } from './tls.ts';
 import { noteAnswered, noteSent } from './exchange-log.ts';
 import { runEnvironment } from '../run-environment.ts';
-
-export interface SentRequest {
-  method: string;
-  url: string;
-  headers: Record<string, string>;
-  body?: string | Buffer;
-}
-
-export interface HttpResponse {
-  status: number;
-  /** Lower-case header names; repeated headers joined with ", ". */
-  headers: Record<string, string>;
-  text: string;
-  /** The parsed body, or undefined when the body is empty or not JSON. */
-  json: unknown;
-  request: SentRequest;
-  /** performance.now() just before the request was sent. */
-  sentAt: number;
-  /** performance.now() when the whole body was written (an early answer: when it arrived). */
-  flushedAt: number;
-  /** performance.now() when the response headers arrived. */
-  receivedAt: number;
-  durationMs: number;
-}
+import type { HttpResponse, SentRequest } from './message.ts';
 
 export interface RequestOptions {
   headers?: Record<string, string>;

@@ -5,7 +5,7 @@
  */
 import type { Client } from './client.ts';
 import { delay } from './http.ts';
-import type { HttpResponse } from './http.ts';
+import type { HttpResponse } from './message.ts';
 import { exchangeText } from './problem.ts';
 import { collectionCount } from './target.ts';
 import { fillTemplate, uniqueValue } from './template.ts';

@@ -1,7 +1,6 @@
 /** Reading `_links` (document section 2, D-FIELDS): shapes, and following a link from a response. */
 import type { Client } from './client.ts';
-import type { HttpResponse } from './http.ts';
-import type { Target } from './target.ts';
+import type { HttpResponse } from './message.ts';
 
 export interface Link {
   href: string;
@@ -42,6 +41,6 @@ export function linkOf(body: unknown, rel: string): Link | undefined {
 }
 
 /** Follows a link read from a response: its method (GET without one) to its href, no body. */
-export function follow(target: Target, client: Client, link: Link): Promise<HttpResponse> {
+export function follow(target: { pathOf(href: string): string }, client: Client, link: Link): Promise<HttpResponse> {
   return client.request(link.method ?? 'GET', target.pathOf(link.href));
 }

@@ -6,7 +6,7 @@
 import { expect } from '@playwright/test';
 import type { Client } from './client.ts';
 import { succeeded } from './collection.ts';
-import type { HttpResponse } from './http.ts';
+import type { HttpResponse } from './message.ts';
 import { follow, linkOf } from './links.ts';
 import type { Link } from './links.ts';
 import { exchangeText } from './problem.ts';

@@ -1,7 +1,7 @@
 /** Checks of RFC 9457 problem documents (document section 7 "Error body", D-ERRORS). */
 import { getValidator } from '../../spec/schemas.ts';
 import { curlFor } from './curl.ts';
-import type { HttpResponse } from './http.ts';
+import type { HttpResponse } from './message.ts';
 import { noteBreaks, noteDescribed } from './exchange-log.ts';
 
 /** The media type of a response without parameters, lower-cased. */

@@ -6,7 +6,7 @@
  * a SHOULD of its own. The envelope checks run over all of them.
  */
 import { uniqueValue, fillTemplate } from './template.ts';
-import type { HttpResponse } from './http.ts';
+import type { HttpResponse } from './message.ts';
 import type { Target } from './target.ts';
 import { noteBreaks } from './exchange-log.ts';
 import { problemIssues } from './problem.ts';

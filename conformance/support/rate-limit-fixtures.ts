@@ -11,7 +11,7 @@
  * (conformance/playwright.config.ts), never here.
  */
 import type { TestInfo } from '@playwright/test';
-import type { HttpResponse } from './http.ts';
+import type { HttpResponse } from './message.ts';
 import { test as suite } from '../fixtures.ts';
 import { isWindow, rateLimitPool } from '../target/profile.ts';
 import type { TargetProfile } from '../target/profile.ts';

@@ -4,7 +4,7 @@
  * announced RateLimit-Reset, never a guess), and exhausting it.
  */
 import { waitFor } from './waits.ts';
-import type { HttpResponse } from './http.ts';
+import type { HttpResponse } from './message.ts';
 import type { Client } from './client.ts';
 import { exchangeText } from './problem.ts';
 import { noteBreaks } from './exchange-log.ts';

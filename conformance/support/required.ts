@@ -5,7 +5,7 @@
  * root or to a path with `undefined` in it. The answer is noted as breaking the requirement that
  * governs the value, so the failure is reported as a consequence of it.
  */
-import type { HttpResponse } from './http.ts';
+import type { HttpResponse } from './message.ts';
 import { exchangeText } from './problem.ts';
 import { noteBreaks } from './exchange-log.ts';
 

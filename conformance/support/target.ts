@@ -3,7 +3,7 @@
  * templates, reading ids and counting collections in the shapes the conventions allow.
  */
 import { Client } from './client.ts';
-import type { HttpResponse } from './http.ts';
+import type { HttpResponse } from './message.ts';
 import { fillTemplate, itemPathFor } from './template.ts';
 import { required } from './required.ts';
 import { sendingOf } from './sending.ts';

@@ -8,7 +8,7 @@
  * suite runs, so the authentication MUSTs fail it (exit 1).
  */
 import { delay, send, TransportError } from '../support/http.ts';
-import type { HttpResponse } from '../support/http.ts';
+import type { HttpResponse } from '../support/message.ts';
 import { fillTemplate } from '../support/template.ts';
 import type { TargetProfile } from './profile.ts';
 import { prepared, sendingOf } from '../support/sending.ts';

@@ -12,7 +12,7 @@ import { plansOf, RemainingWatch } from '../traffic/remaining.ts';
 import { trafficVerdicts } from '../report/traffic.ts';
 import { exchangeOf } from '../report/exchange.ts';
 import type { TrafficLog } from '../traffic/recorder.ts';
-import type { HttpResponse } from '../support/http.ts';
+import type { HttpResponse } from '../support/message.ts';
 import { referenceProfile } from '../target/embedded.ts';
 
 const PROBLEM = 'application/problem+json';

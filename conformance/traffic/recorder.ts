@@ -8,7 +8,7 @@
  */
 import { exchangeOf } from '../report/exchange.ts';
 import type { Exchange } from '../report/exchange.ts';
-import type { HttpResponse } from '../support/http.ts';
+import type { HttpResponse } from '../support/message.ts';
 import type { TargetProfile } from '../target/profile.ts';
 import { judgeExchange, RESPONSE_RULES } from './rules.ts';
 import type { Judgement, RuleContext } from './rules.ts';

@@ -15,7 +15,7 @@
 import { isWindow } from '../target/profile.ts';
 import type { Credentials, TargetProfile } from '../target/profile.ts';
 import { callerKeyFor, callerKeyOf } from '../support/sending.ts';
-import type { HttpResponse } from '../support/http.ts';
+import type { HttpResponse } from '../support/message.ts';
 import type { Judgement } from './rules.ts';
 import { rateHeaders } from '../support/rate-limit.ts';
 

@@ -8,7 +8,8 @@
  */
 import type { Next } from 'koa';
 import type { Config } from '../config.ts';
-import type { AppContext, Identity } from '../context.ts';
+import type { AppContext } from '../context.ts';
+import type { Identity } from '../tokens.ts';
 import type { ProblemSpec } from '../problem.ts';
 import { respondWithProblem } from './errors.ts';
 import { duplicatedSingleton } from './head.ts';

@@ -22,7 +22,7 @@ import { claimOf, completedRecord, inFlight, toMs } from './idempotency.ts';
 import type { RedisKeys } from './keys.ts';
 import { ReplicaWaitError } from './replica-waits.ts';
 import { LEAKY_BUCKET_THEN_CLAIM } from './rate-limit-scripts.ts';
-import { decisionOf } from './rate-limits.ts';
+import { decisionOf } from './decision.ts';
 import type { TokenTakes } from './token-takes.ts';
 
 /**

@@ -1,26 +1,10 @@
-import type { RateLimitDecision, RateLimitPolicy, RateLimitStore } from '../types.ts';
+import type { RateLimitStore } from '../types.ts';
+import { decisionOf } from './decision.ts';
 import { assertPolicy } from '../../rate-limit/rounding.ts';
 import type { RedisConnection } from './connection.ts';
 import type { RedisKeys } from './keys.ts';
 import { LEAKY_BUCKET } from './rate-limit-scripts.ts';
 import type { TokenTakes } from './token-takes.ts';
-
-/**
- * The decision in a bucket script's reply `{ allowed, remaining, resetSeconds, retryAfterSeconds,
- * delayMs, … }` (rate-limit-scripts.ts); elements after the fifth belong to the caller.
- */
-export function decisionOf(reply: unknown, policy: RateLimitPolicy): RateLimitDecision {
-  if (!Array.isArray(reply) || reply.length < 5) throw new Error('unexpected reply from the rate-limit script');
-  const decision: RateLimitDecision = {
-    allowed: Number(reply[0]) === 1,
-    limit: policy.capacity,
-    remaining: Number(reply[1]),
-    resetSeconds: Number(reply[2]),
-    retryAfterSeconds: Number(reply[3]),
-  };
-  if (policy.algorithm === 'leaky-bucket' && decision.allowed) decision.delayMs = Number(reply[4]);
-  return decision;
-}
 
 /**
  * Rate limiting in Redis (D-RATE-LIMIT): atomic Lua scripts on the Redis clock. Token-bucket takes go

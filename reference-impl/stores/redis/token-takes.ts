@@ -4,7 +4,7 @@ import type { RedisConnection } from './connection.ts';
 import { Denials } from './denials.ts';
 import type { RedisKeys } from './keys.ts';
 import { TOKEN_BUCKET, TOKEN_BUCKET_BATCH, TOKEN_BUCKET_THEN_CLAIM, TOKEN_BUCKET_THEN_GET } from './rate-limit-scripts.ts';
-import { decisionOf } from './rate-limits.ts';
+import { decisionOf } from './decision.ts';
 
 /** What a take does after an admission, in the same script: read a resource, or claim an idempotency record. */
 export type Along = { kind: 'get'; key: string } | { kind: 'claim'; key: string; record: string; lockMs: number };
