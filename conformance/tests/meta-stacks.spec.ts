@@ -14,7 +14,7 @@ import { asDeclared, checkStack, findingProblems, formatStackTable } from '../..
 import { STACKS } from '../../fixtures/stacks/index.ts';
 import { defectsOf, failureKey } from '../../fixtures/stacks/stack.ts';
 import type { TrueFailure } from '../../fixtures/stacks/stack.ts';
-import { installedVersion, renderMatrix } from '../../fixtures/stacks/matrix.ts';
+import { installedVersion, renderMatrix, withReadmeTable } from '../../fixtures/stacks/matrix.ts';
 import type { StacksMatrix } from '../../fixtures/stacks/matrix.ts';
 import { redisAnswers, sharedRedisUrl } from '../../reference-impl/tools/redis-admin.ts';
 
@@ -52,6 +52,15 @@ test('the published matrix (fixtures/stacks/stacks-matrix.json) shows the declar
   expect(markdown, 'stacks-matrix.md is rendered from stacks-matrix.json').toBe(renderMatrix(published));
   const table = markdown.split('\n\n')[0] ?? '';
   expect(read('README.md'), 'README.md shows the current table').toContain(table.trim());
+});
+
+test('npm run stacks:matrix rewrites README.md\'s stacks table from the rendered matrix, and leaves a current one as it is', () => {
+  const readme = read('README.md');
+  const markdown = renderMatrix(JSON.parse(read('fixtures/stacks/stacks-matrix.json')) as StacksMatrix);
+  expect(withReadmeTable(readme, markdown)).toBe(readme);
+  const stale = readme.replace(/^\| express \|[^\n]*/m, '| express | an old row |');
+  expect(stale).not.toBe(readme);
+  expect(withReadmeTable(stale, markdown)).toBe(readme);
 });
 
 test('findings against declared defects: one finding per defect, split per status, none listing another defect\'s MUSTs', () => {
