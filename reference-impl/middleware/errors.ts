@@ -11,16 +11,15 @@ import { type ProblemSpec, PROBLEM_CONTENT_TYPE, notFound, problemBody, toHttpPr
 
 /** Writes the problem document of `problem` into `ctx`. */
 export function respondWithProblem(ctx: AppContext, problem: ProblemSpec): void {
-  const res = ctx.res;
-  if (res.headersSent) return;
+  if (ctx.headerSent) return;
   // The document and the problem's own headers, read in place: no copy of them per answer (D-ERRORS;
   // the 404 and 429 answers are on the hot paths).
   const body = problemBody(problem, ctx.path);
-  res.removeHeader('Location');
+  ctx.remove('Location');
   ctx.status = problem.status;
   const { headers } = problem.init;
-  if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name] ?? '');
-  res.setHeader('Content-Type', PROBLEM_CONTENT_TYPE);
+  if (headers !== undefined) for (const name in headers) ctx.set(name, headers[name] ?? '');
+  ctx.set('Content-Type', PROBLEM_CONTENT_TYPE);
   ctx.body = body;
 }
 
@@ -38,7 +37,7 @@ export function errorHandler(storeUnavailableRetryAfterSeconds: number) {
       if (problem.status >= 500) ctx.app.emit('error', error, ctx);
       respondWithProblem(ctx, problem);
     } finally {
-      if (!ctx.res.headersSent) ctx.res.setHeader('Cache-Control', cacheControlFor(ctx));
+      ctx.set('Cache-Control', cacheControlFor(ctx));
     }
   };
 }

@@ -65,12 +65,9 @@ export function rateLimitedProblem(decision: RateLimitDecision): ProblemSpec {
  * microtask of their own (D-RATE-LIMIT, CPU per request of every route).
  */
 export function admit(ctx: AppContext, decision: RateLimitDecision): boolean | Promise<boolean> {
-  const res = ctx.res;
-  if (!res.headersSent) {
-    res.setHeader('RateLimit-Limit', String(decision.limit));
-    res.setHeader('RateLimit-Remaining', String(decision.remaining));
-    res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
-  }
+  ctx.set('RateLimit-Limit', String(decision.limit));
+  ctx.set('RateLimit-Remaining', String(decision.remaining));
+  ctx.set('RateLimit-Reset', String(decision.resetSeconds));
   if (!decision.allowed) {
     respondWithProblem(ctx, rateLimitedProblem(decision));
     return false;

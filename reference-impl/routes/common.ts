@@ -96,8 +96,7 @@ export function createdResponse(location: string, body: unknown): StoredResponse
 /** Answers 201 with `body` and `Location: location` (D-SUCCESS-STATUS). */
 export function created(ctx: AppContext, location: string, body: unknown): void {
   ctx.status = 201;
-  // Node's setHeader, as Koa's ctx.set does it for one string value, without its arrays (D-SUCCESS-STATUS).
-  if (!ctx.res.headersSent) ctx.res.setHeader('Location', location);
+  ctx.set('Location', location);
   ctx.body = body;
 }
 
