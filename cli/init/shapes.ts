@@ -55,15 +55,17 @@ function wrapperOf(schema: Schema | undefined, names: string[] = []): string | u
 }
 
 /**
- * The names an item's wrapper may have: the collection's last segment made singular (`applications` →
- * `application`, `payment_methods` → `payment_method`) and the path parameter without its id suffix
- * (`applicationId` → `application`), lowercase.
+ * What the document calls one item and the collection: the collection's last segment (`applications`),
+ * made singular (`application`, `payment_methods` → `payment_method`), and the path parameter without
+ * its id suffix (`applicationId` → `application`), lowercase. `item` holds the names an item's wrapper
+ * may have, `collection` those a listing's array may have.
  */
-function itemNames(collectionPath: string, parameter: string | undefined): string[] {
+function namesOf(collectionPath: string, parameter: string | undefined): { item: string[]; collection: string[] } {
   const segment = (collectionPath.split('/').filter(Boolean).at(-1) ?? '').toLowerCase();
   const singular = segment.replace(/ies$/, 'y').replace(/(?<=[sxz]|ch|sh)es$/, '').replace(/s$/, '');
   const stem = (parameter ?? '').replace(/[-_]?id$/i, '').toLowerCase();
-  return [...new Set([segment, singular, stem].filter((n) => n !== ''))];
+  const unique = (names: string[]): string[] => [...new Set(names.filter((n) => n !== ''))];
+  return { item: unique([segment, singular, stem]), collection: unique([segment, `${singular}s`]) };
 }
 
 /** RFC 6901 escaping of one reference token. */
@@ -101,9 +103,9 @@ export function shapeFromDocument(collection: PathItem, item: PathItem, itemPath
   const idSchema = parameter === undefined ? undefined : idSchemaOf(item, parameter);
   if (idSchema) shape.idSchema = idSchema;
 
-  const names = itemNames(collectionPath, parameter);
+  const names = namesOf(collectionPath, parameter);
   const itemAnswer = answerSchema(item.get, ['200']) ?? answerSchema(collection.post, ['201', '200']);
-  const wrapper = wrapperOf(itemAnswer, names);
+  const wrapper = wrapperOf(itemAnswer, names.item);
   if (wrapper !== undefined) shape.item = `/${token(wrapper)}`;
   // The id is read from the create answer (D-SHAPES), which may differ from the item read: Algolia's
   // POST /1/keys answers {key, createdAt}, its GET /1/keys/{key} {value, acl, …}.
@@ -125,17 +127,16 @@ export function shapeFromDocument(collection: PathItem, item: PathItem, itemPath
     // An array named after the collection is its items (FusionAuth's {application, applications, role});
     // without one, a GET whose answer holds the item itself answers one item (FusionAuth's GET /api/user
     // by login id: {user, verificationIds}), and is no listing.
-    const plural = (collectionPath.split('/').filter(Boolean).at(-1) ?? '').toLowerCase();
-    const named = arrays.find((n) => n.toLowerCase() === plural || n.toLowerCase() === `${names[1] ?? plural}s`);
-    const answersAnItem = Object.keys(properties).some((n) => names.includes(n.toLowerCase()) && isObjectSchema(properties[n]));
+    const namedArray = arrays.find((n) => names.collection.includes(n.toLowerCase()));
+    const answersAnItem = Object.keys(properties).some((n) => names.item.includes(n.toLowerCase()) && isObjectSchema(properties[n]));
     const pageObject = isArraySchema(properties.items);
-    if (!pageObject && named !== undefined) shape.items = `/${token(named)}`;
+    if (!pageObject && namedArray !== undefined) shape.items = `/${token(namedArray)}`;
     else if (!pageObject && !answersAnItem && arrays.length === 1) shape.items = `/${token(arrays[0] as string)}`;
   }
 
   const request = collection.post?.requestBody?.content;
   const requestSchema = Object.entries(request ?? {}).find(([type]) => /json/i.test(type))?.[1]?.schema;
-  const envelope = wrapperOf(isObject(requestSchema) ? (requestSchema as Schema) : undefined, names);
+  const envelope = wrapperOf(isObject(requestSchema) ? (requestSchema as Schema) : undefined, names.item);
   if (envelope !== undefined) shape.envelope = envelope;
   return Object.keys(shape).length === 0 ? undefined : shape;
 }

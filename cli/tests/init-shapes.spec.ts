@@ -40,6 +40,25 @@ test.describe('init derives collections[].shape, parameters and credentials from
     expect(events.shape).toEqual({ idSchema: { type: 'string', format: 'uuid' }, id: '/eventId' });
   });
 
+  test('fusionauth: the envelope named after the item among several objects, the listing named after the collection', async () => {
+    const list = await collections('fusionauth.yaml');
+    // ApplicationResponse is {application, applications, role}: the item is /application, the listing /applications.
+    expect(byPath(list, '/api/application').shape).toEqual(expect.objectContaining({ item: '/application', items: '/applications', envelope: 'application' }));
+    // GET /api/user answers one user ({user, verificationIds}), not a listing.
+    expect(byPath(list, '/api/user').shape).toEqual(expect.objectContaining({ item: '/user', envelope: 'user' }));
+    expect(byPath(list, '/api/user').shape?.items).toBeUndefined();
+  });
+
+  test('paddle-billing /simulations: an envelope whose member is a oneOf of objects', async () => {
+    expect(byPath(await collections('paddle-billing.yaml'), '/simulations').shape).toEqual(expect.objectContaining({ item: '/data' }));
+  });
+
+  test('algolia-search (multi-file): the id read from the create answer, which differs from the item read', async () => {
+    const list = await collections('algolia-search/specs/search/spec.yml');
+    expect(byPath(list, '/1/keys').shape).toEqual(expect.objectContaining({ id: '/key', items: '/keys' }));
+    expect(byPath(list, '/1/clusters/mapping').shape).toEqual(expect.objectContaining({ id: '/userID' }));
+  });
+
   test('oai-petstore-expanded: the project\'s own shapes write no shape', async () => {
     expect(byPath(await collections('oai-petstore-expanded.json'), '/pets').shape).toBeUndefined();
   });
@@ -61,6 +80,9 @@ test.describe('init derives collections[].shape, parameters and credentials from
     const bills = byPath(draft.collections, '/accounting/bills');
     expect(Object.keys(bills.parameters?.headers ?? {}).sort()).toEqual(['x-apideck-app-id', 'x-apideck-consumer-id']);
     expect(bills.parameters?.headers?.['x-apideck-consumer-id']).toBe('test-consumer');
+    // The protected request is outside every collection: what its path requires is sent on every request.
+    expect(draft.protected?.path).toBe('/accounting/company-info');
+    expect(draft.parameters?.headers).toEqual(expect.objectContaining({ 'x-apideck-consumer-id': 'test-consumer' }));
   });
 
   test('twilio-messaging-v1 and museum: HTTP Basic credentials', async () => {
