@@ -34,6 +34,8 @@ export interface RunEnvironment {
   rateLimitTokens?: number;
   /** HAC_WORKERS: parallel Playwright workers, default 3. */
   workers: number;
+  /** Whether HAC_WORKERS was given (the CLI then leaves the count to it instead of choosing one). */
+  workersGiven: boolean;
   /** HAC_GLOBAL_TIMEOUT: ms for the whole run (a run cut short is incomplete), default 10 minutes. */
   globalTimeoutMs: number;
   /** HAC_RUNS: fast-check runs per property, overriding the profile's `runs.properties`. */
@@ -91,6 +93,7 @@ export function runEnvironment(env: NodeJS.ProcessEnv = process.env): RunEnviron
     reporter: env.HAC_REPORTER ?? 'list',
     ...(rateLimitTokens !== undefined ? { rateLimitTokens } : {}),
     workers: Number(env.HAC_WORKERS ?? 3),
+    workersGiven: env.HAC_WORKERS !== undefined,
     globalTimeoutMs: Number(env.HAC_GLOBAL_TIMEOUT ?? 10 * 60_000),
     ...(propertyRuns !== undefined ? { propertyRuns } : {}),
     ...(replaySeed !== undefined && Number.isInteger(replaySeed) ? { replaySeed } : {}),
@@ -112,6 +115,16 @@ export function runEnvironment(env: NodeJS.ProcessEnv = process.env): RunEnviron
 export function exportTlsTrust(trust: { caFile?: string; insecure?: boolean }, env: NodeJS.ProcessEnv = process.env): void {
   if (trust.caFile !== undefined) env.HAC_CA_FILE = trust.caFile;
   if (trust.insecure) env.HAC_INSECURE = '1';
+}
+
+/**
+ * D-BOUNDED-RUN: the run's bounds (`--max-response-bytes`, and the suite's global timeout when the
+ * deadline is the shorter bound), set in the CLI's own environment so its probes and the suite's
+ * workers (which inherit it) read them through `runEnvironment`.
+ */
+export function exportRunBounds(bounds: { maxResponseBytes?: number; globalTimeoutMs?: number }, env: NodeJS.ProcessEnv = process.env): void {
+  if (bounds.maxResponseBytes !== undefined) env.HAC_MAX_RESPONSE_BYTES = String(bounds.maxResponseBytes);
+  if (bounds.globalTimeoutMs !== undefined) env.HAC_GLOBAL_TIMEOUT = String(bounds.globalTimeoutMs);
 }
 
 /** What the CLI hands to the suite process. */

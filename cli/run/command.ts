@@ -7,7 +7,7 @@
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runEnvironment } from '../../conformance/run-environment.ts';
+import { exportRunBounds, runEnvironment } from '../../conformance/run-environment.ts';
 import { runDirectory } from '../../conformance/report/repeat.ts';
 import { startSuite } from '../../conformance/suite-process.ts';
 import type { SuiteProcess } from '../../conformance/suite-process.ts';
@@ -30,13 +30,15 @@ export async function runCommand(args: string[]): Promise<number> {
   const started = new Date();
   const options = optionsOrExit('http-api-conformance run', RUN_USAGE, () => parseRunOptions(args));
   if (typeof options === 'number') return options;
-  // D-BOUNDED-RUN: the run's bounds, in this process's environment so the suite's workers inherit them;
-  // the suite's own global timeout ends it in time to report when the deadline is the shorter bound.
-  if (options.maxResponseBytes !== undefined) process.env.HAC_MAX_RESPONSE_BYTES = String(options.maxResponseBytes);
+  // D-BOUNDED-RUN: the run's bounds, handed on through the contract (run-environment.ts); the suite's own
+  // global timeout ends it in time to report when the deadline is the shorter bound.
   const deadline = runDeadline(options.deadlineSeconds * 1000);
   const suiteBudgetMs = options.deadlineSeconds * 1000 - Math.max(REPORT_MARGIN_MS, options.deadlineSeconds * 100);
   const cutByDeadline = suiteBudgetMs < runEnvironment().globalTimeoutMs;
-  if (cutByDeadline) process.env.HAC_GLOBAL_TIMEOUT = String(Math.max(1000, suiteBudgetMs));
+  exportRunBounds({
+    ...(options.maxResponseBytes !== undefined ? { maxResponseBytes: options.maxResponseBytes } : {}),
+    ...(cutByDeadline ? { globalTimeoutMs: Math.max(1000, suiteBudgetMs) } : {}),
+  });
   const record = new RunRecord(options.out, started, options.strict);
   const running: { embedded?: EmbeddedTarget; suite?: SuiteProcess } = {};
   let baseUrls: unknown;
@@ -46,7 +48,7 @@ export async function runCommand(args: string[]): Promise<number> {
     const valid = await meetTarget(options, ready, deadline, running);
     baseUrls = valid.baseUrls;
     // Neither --workers nor HAC_WORKERS: 3 workers for a target on this machine, 6 for one elsewhere (workers.ts).
-    const workers = options.workers ?? (process.env.HAC_WORKERS === undefined ? defaultWorkers(running.embedded ? [] : valid.baseUrls) : undefined);
+    const workers = options.workers ?? (runEnvironment().workersGiven ? undefined : defaultWorkers(running.embedded ? [] : valid.baseUrls));
     if (options.workers === undefined && workers === REMOTE_WORKERS) {
       console.log(`workers: ${REMOTE_WORKERS} (the target is not on this machine: its checks mostly wait on the network; --workers N to choose)`);
     }

@@ -4,6 +4,7 @@
  * (the installed runs of package-install.spec.ts run with it); the TypeScript suite of the repository keeps it.
  */
 import { expect, test } from '@playwright/test';
+import { exportRunBounds, runEnvironment } from '../run-environment.ts';
 import { suiteProcessEnvironment } from '../suite-process.ts';
 
 const settings = {
@@ -22,4 +23,15 @@ test('the compiled suite runs without Playwright\'s TypeScript loader, the TypeS
   const sources = suiteProcessEnvironment(settings, false);
   expect(sources.PW_DISABLE_TS_ESM).toBe(process.env.PW_DISABLE_TS_ESM);
   expect(sources.HAC_OUT).toBe('/tmp/hac-out');
+});
+
+test('the run\'s bounds go through the contract: the CLI exports them and runEnvironment reads them back', () => {
+  const env: NodeJS.ProcessEnv = {};
+  expect(runEnvironment(env)).toMatchObject({ workersGiven: false, workers: 3 });
+  exportRunBounds({ maxResponseBytes: 1024, globalTimeoutMs: 5000 }, env);
+  expect(runEnvironment({ ...env, HAC_WORKERS: '2' })).toMatchObject({ maxResponseBytes: 1024, globalTimeoutMs: 5000, workers: 2, workersGiven: true });
+  // Bounds not given leave the defaults.
+  const untouched: NodeJS.ProcessEnv = {};
+  exportRunBounds({}, untouched);
+  expect(untouched).toEqual({});
 });
