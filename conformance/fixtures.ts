@@ -116,7 +116,26 @@ export function faultInjectionOf(profile: TargetProfile): FaultInjection | undef
 
 /** Property run count: HAC_RUNS, else the profile's `runs.properties`, else 25. */
 export function propertyRuns(profile: TargetProfile): number {
-  return runEnvironment().propertyRuns ?? profile.runs?.properties ?? 25;
+  return runEnvironment().propertyRuns ?? profile.runs?.properties ?? DEFAULT_PROPERTY_RUNS;
+}
+
+const DEFAULT_PROPERTY_RUNS = 25;
+/** D-SCHEMA-INPUTS: the generated cases of one property over every collection, by default: four collections' worth. */
+const COLLECTIONS_BUDGET = 4 * DEFAULT_PROPERTY_RUNS;
+/** D-SCHEMA-INPUTS: the fewest generated cases a collection gets from the shared budget. */
+const FEWEST_PER_COLLECTION = 5;
+
+/**
+ * D-SCHEMA-INPUTS: generated cases per collection of a property run over `collections` collections.
+ * HAC_RUNS or the profile's `runs.properties` when given, for each collection; by default 25 each up to
+ * four collections, then the 100 shared (at least 5 each): a document of 36 collections gets 5 each,
+ * not 900 requests per property. The cases that find a lax validator (fast-check `examples`) are sent
+ * for every collection whatever the count.
+ */
+export function collectionPropertyRuns(profile: TargetProfile, collections: number): number {
+  const given = runEnvironment().propertyRuns ?? profile.runs?.properties;
+  if (given !== undefined) return given;
+  return Math.max(FEWEST_PER_COLLECTION, Math.min(DEFAULT_PROPERTY_RUNS, Math.ceil(COLLECTIONS_BUDGET / Math.max(1, collections))));
 }
 
 export const test = base.extend<TestFixtures, WorkerFixtures>({

@@ -6,7 +6,7 @@
  * (support/property.ts). Skipped, with the reason, when the profile names no document or no
  * collection has such a schema.
  */
-import { test, expect, propertyRuns } from '../fixtures.ts';
+import { collectionPropertyRuns, test, expect } from '../fixtures.ts';
 import { req } from '../support/requirement.ts';
 import { baseBody, boundaryBodies, essentialFaults, invalidFieldsOf, singleFaults, validBodies, variedBody } from '../arbitraries/schema-bodies.ts';
 import type { Body, Fault } from '../arbitraries/schema-bodies.ts';
@@ -44,6 +44,13 @@ async function schemaInputs(profile: TargetProfile): Promise<{ schema: RequestSc
   }
   if (usable.length === 0) skipCheck(`no collection has a valid body to start from: ${reasons.join('; ')}`);
   return usable;
+}
+
+/** The generated cases per collection (D-SCHEMA-INPUTS), said on the check so the report shows how far each collection was explored. */
+function generatedCases(profile: TargetProfile, collections: number): number {
+  const runs = collectionPropertyRuns(profile, collections);
+  test.info().annotations.push({ type: 'generated cases', description: `${runs} per collection, over ${collections} collections` });
+  return runs;
 }
 
 /**
@@ -96,7 +103,9 @@ test(
   req('VALIDATION-SCHEMA-SINGLE-FAULT', '@schema-inputs', '@generic'),
   async ({ target, profile }) => {
     const failures: string[] = [];
-    for (const { schema, base: profileBody } of await schemaInputs(profile)) {
+    const inputs = await schemaInputs(profile);
+    const runs = generatedCases(profile, inputs.length);
+    for (const { schema, base: profileBody } of inputs) {
       const path = schema.collection.path;
       const base = variedBody(schema, profileBody);
       const faults = singleFaults(schema, base);
@@ -122,7 +131,7 @@ test(
             const says = `${fault.kind}: the 422 names "${fault.field}" in errors[].field (it names ${JSON.stringify(named)}): ${exchangeText(response)}`;
             expect(namesField(named, fault.field), says).toBe(true);
           },
-          { runs: propertyRuns(profile), examples: essentialFaults(schema, base) },
+          { runs, examples: essentialFaults(schema, base) },
         );
       } catch (error) {
         failures.push((error as Error).message);
@@ -149,7 +158,9 @@ test(
   req('VALIDATION-SCHEMA-VALID-ACCEPTED', '@schema-inputs', '@generic'),
   async ({ target, profile }) => {
     const failures: string[] = [];
-    for (const { schema, base } of await schemaInputs(profile)) {
+    const inputs = await schemaInputs(profile);
+    const runs = generatedCases(profile, inputs.length);
+    for (const { schema, base } of inputs) {
       const path = schema.collection.path;
       try {
         await assertProperty(
@@ -162,7 +173,7 @@ test(
           },
           // A schema that leaves the profile's body nothing to vary gets that one body, once, and its bounds.
           {
-            runs: JSON.stringify(variedBody(schema, base)) === JSON.stringify(base) ? 1 : propertyRuns(profile),
+            runs: JSON.stringify(variedBody(schema, base)) === JSON.stringify(base) ? 1 : runs,
             examples: [base, ...boundaryBodies(schema, base)],
           },
         );
