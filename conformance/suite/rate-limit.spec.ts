@@ -200,7 +200,11 @@ test('each admitted request lowers RateLimit-Remaining by one', req('RATE-LIMIT-
     const judgedBy = "RATE-LIMIT-BURST-CAPACITY's burst (the capacity admitted from a full bucket, then 429) judges the count";
     skipCheck(remainingOn429Only(`what each admitted request cost; ${judgedBy}`));
   }
-  expect(rateHeaders(first).remaining, `the first request from a full bucket: ${exchangeText(first)}`).toBe(policy.capacity - 1);
+  // Remaining one too many from a full bucket (it counts before the take) is this rule's defect; one too few,
+  // or a 429, says the bucket was not full when its RateLimit-Reset said it would be: RATE-LIMIT-HEADER-RESET's
+  // to judge (D-FINDINGS: one defect, one finding), unless the steps below show a request costing more than one.
+  const notFull = first.status === 429 || (rateHeaders(first).remaining ?? policy.capacity) < policy.capacity - 1;
+  if (!notFull) expect(rateHeaders(first).remaining, `the first request from a full bucket: ${exchangeText(first)}`).toBe(policy.capacity - 1);
   for (let i = 1; i < responses.length; i += 1) {
     const previous = responses[i - 1] as HttpResponse;
     const current = responses[i] as HttpResponse;
@@ -223,7 +227,13 @@ test('each admitted request lowers RateLimit-Remaining by one', req('RATE-LIMIT-
     // From the full bucket the count is exact: after k requests at most capacity − k + floor(refill since the first).
     const since = wholeRefills(current.receivedAt - first.sentAt, policy);
     const what = `request ${i + 1}, counted from the full bucket (refill since ${since}): ${exchangeText(current)}`;
-    expect(after, what).toBeLessThanOrEqual(policy.capacity - (i + 1) + since);
+    if (!notFull) expect(after, what).toBeLessThanOrEqual(policy.capacity - (i + 1) + since);
+  }
+  if (notFull) {
+    skipCheck(
+      `the bucket was not full after its RateLimit-Reset had passed (RATE-LIMIT-HEADER-RESET's to judge), and each admitted request ` +
+        `lowered Remaining by one: ${exchangeText(first)}`,
+    );
   }
 });
 
@@ -284,8 +294,12 @@ test(
     const spread = (): Promise<HttpResponse[]> => Promise.all(Array.from({ length: total }, (_, i) => (buckets[i % buckets.length] as Bucket).probe()));
     const judged = await fullBurst(policy, () => first.waitFull(), spread);
     const what = judgement(judged, ` across ${buckets.length} instances`);
-    expect(judged.admitted, what).toBeGreaterThanOrEqual(Math.min(judged.low, policy.capacity));
     expect(judged.admitted, what).toBeLessThanOrEqual(judged.high);
+    // Instances that do not share the limit admit too many. Fewer than the bucket held says it was not full when
+    // its RateLimit-Reset said it would be: RATE-LIMIT-HEADER-RESET's and RATE-LIMIT-BURST-CAPACITY's to judge (D-FINDINGS).
+    if (judged.admitted < Math.min(judged.low, policy.capacity)) {
+      skipCheck(`${what}: fewer than the full bucket holds, so it was not full after its RateLimit-Reset (RATE-LIMIT-HEADER-RESET's to judge)`);
+    }
     if (!judged.conclusive) skipCheck(inconclusive(judged, policy));
   },
 );
