@@ -75,14 +75,20 @@ export function credentialsFrom(doc: OpenApiDocument): { credentials?: Credentia
         (s.in === 'header' ? headers : query)[s.name as string] = `TODO: the value of ${s.name} (security scheme ${n}, required with ${token.n})`;
       }
       notes.push(`security schemes ${others.map((k) => k.n).join(', ')} are required with ${token.n}: written as parameters with a TODO each (parameters)`);
-      const parameters: RequiredParameters = {
-        ...(Object.keys(headers).length > 0 ? { headers } : {}),
-        ...(Object.keys(query).length > 0 ? { query } : {}),
-      };
-      return { credentials, parameters, notes };
+      const parameters = parametersOf(headers, query);
+      return { credentials, ...(parameters ? { parameters } : {}), notes };
     }
   }
   return { notes: [] };
+}
+
+/** The profile's `parameters` holding `headers` and `query`, each left out when empty; undefined when both are. */
+export function parametersOf(headers: Record<string, string>, query: Record<string, string>): RequiredParameters | undefined {
+  const found: RequiredParameters = {
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    ...(Object.keys(query).length > 0 ? { query } : {}),
+  };
+  return Object.keys(found).length > 0 ? found : undefined;
 }
 
 /** The value the document gives a parameter, or a TODO marker naming it. */
@@ -117,9 +123,5 @@ export function requiredParametersOf(
       if (parameter.in === 'query') query[parameter.name] ??= valueOf(parameter, path);
     }
   }
-  const found: RequiredParameters = {
-    ...(Object.keys(headers).length > 0 ? { headers } : {}),
-    ...(Object.keys(query).length > 0 ? { query } : {}),
-  };
-  return Object.keys(found).length > 0 ? found : undefined;
+  return parametersOf(headers, query);
 }

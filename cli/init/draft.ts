@@ -15,7 +15,7 @@ import { HTTP_METHODS, jsonRequestMedia } from '../../conformance/openapi/docume
 import type { MediaType, OpenApiDocument, Operation, PathItem, SecurityRequirement } from '../../conformance/openapi/document.ts';
 import { profileField, withoutIt } from '../../spec/profile-fields.ts';
 import { shapeFromDocument } from './shapes.ts';
-import { credentialsFrom, requiredParametersOf } from './credentials.ts';
+import { credentialsFrom, parametersOf, requiredParametersOf } from './credentials.ts';
 import { errorShapeNotes } from './error-shapes.ts';
 
 /** The paths of the conventions document's example API (D-PATHS), parameters written `{}`. */
@@ -346,13 +346,7 @@ export function serverUrlsOf(doc: Pick<OpenApiDocument, 'servers'>, notes: strin
 
 /** Header and query parameters of both, `b`'s values first; undefined when neither has any. */
 function mergedParameters(a: RequiredParameters | undefined, b: RequiredParameters | undefined): RequiredParameters | undefined {
-  const headers = { ...a?.headers, ...b?.headers };
-  const query = { ...a?.query, ...b?.query };
-  const merged: RequiredParameters = {
-    ...(Object.keys(headers).length > 0 ? { headers } : {}),
-    ...(Object.keys(query).length > 0 ? { query } : {}),
-  };
-  return Object.keys(merged).length > 0 ? merged : undefined;
+  return parametersOf({ ...a?.headers, ...b?.headers }, { ...a?.query, ...b?.query });
 }
 
 /** Builds the draft profile from a dereferenced OpenAPI document. */
