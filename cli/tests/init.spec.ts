@@ -345,6 +345,9 @@ test('a multi-file document is read as YAML 1.2 and as 3.1 with its references; 
   expect(doc.openapi).toBe('3.1.0');
   expect(doc.paths['/things/{id}']?.get?.responses?.['200']?.content?.['application/json']?.example).toEqual({ a: 1 });
   expect(notes).toEqual([expect.stringContaining('says openapi 3.0.2 but is valid only as OpenAPI 3.1')]);
+  // As the suite reads it at run time (no validation): the same YAML 1.2 is read.
+  const unvalidated = await loadOpenApi(join(dir, 'root.yaml'), PACKAGE_ROOT, { validate: false });
+  expect(unvalidated.paths['/things/{id}']?.get?.responses?.['200']?.content?.['application/json']?.example).toEqual({ a: 1 });
   writeFileSync(join(dir, 'paths', 'item.yaml'), ['get:', '  responses: [', ''].join('\n'));
   await expect(loadOpenApi(join(dir, 'root.yaml'), PACKAGE_ROOT)).rejects.toThrow(`${join(dir, 'paths', 'item.yaml')}:3:1: `);
 });
