@@ -116,7 +116,12 @@ export function faultInjectionOf(profile: TargetProfile): FaultInjection | undef
 
 /** Property run count: HAC_RUNS, else the profile's `runs.properties`, else 25. */
 export function propertyRuns(profile: TargetProfile): number {
-  return runEnvironment().propertyRuns ?? profile.runs?.properties ?? DEFAULT_PROPERTY_RUNS;
+  return givenRuns(profile) ?? DEFAULT_PROPERTY_RUNS;
+}
+
+/** The run count the user gave: HAC_RUNS, else the profile's `runs.properties`. */
+function givenRuns(profile: TargetProfile): number | undefined {
+  return runEnvironment().propertyRuns ?? profile.runs?.properties;
 }
 
 const DEFAULT_PROPERTY_RUNS = 25;
@@ -133,7 +138,7 @@ const FEWEST_PER_COLLECTION = 5;
  * for every collection whatever the count.
  */
 export function collectionPropertyRuns(profile: TargetProfile, collections: number): number {
-  const given = runEnvironment().propertyRuns ?? profile.runs?.properties;
+  const given = givenRuns(profile);
   if (given !== undefined) return given;
   return Math.max(FEWEST_PER_COLLECTION, Math.min(DEFAULT_PROPERTY_RUNS, Math.ceil(COLLECTIONS_BUDGET / Math.max(1, collections))));
 }

@@ -226,24 +226,8 @@ export async function loadOpenApi(
   }
   const { dereference, validate, compileErrors, parse } = await import('@readme/openapi-parser');
   const target = isUrl(source) ? source : pathToFileURL(source).href;
-  let parseHere = false;
-  let parserOptions = parserOptionsFor(target);
-  if (options.validate === false) return dereferenced(target, location, parserOptions, dereference);
-  let result;
-  try {
-    result = await validate(target, parserOptions as never);
-  } catch (error) {
-    if (!/^Error parsing /.test((error as Error).message)) throw new OpenApiError(`cannot read the OpenAPI document ${location}: ${(error as Error).message}`);
-    // js-yaml refused a file: the `yaml` package reads YAML 1.2 as written, and names the file and line when it refuses too.
-    const syntaxErrors: DocumentSyntaxError[] = [];
-    parseHere = true;
-    parserOptions = parserOptionsFor(target, { parseHere: true, syntaxErrors });
-    try {
-      result = await validate(target, parserOptions as never);
-    } catch (second) {
-      throw new OpenApiError(`cannot read the OpenAPI document ${location}: ${syntaxErrors[0]?.message ?? (second as Error).message}`);
-    }
-  }
+  if (options.validate === false) return dereferenced(target, location, dereference);
+  const { value: result, parserOptions, parseHere } = await withYamlFallback(target, location, (readOptions) => validate(target, readOptions as never));
   if (!result.valid && isUrl(source)) {
     const root = (await dereference(target, parserOptions as never).catch(() => undefined)) as unknown;
     if (isSwagger2(root)) throw new OpenApiError(swagger2Message(location));
@@ -290,26 +274,39 @@ async function asOpenApi31(
   return doc === undefined ? undefined : { said, doc };
 }
 
+/**
+ * `read` with the parser's options, first leaving the parsing to the parser's js-yaml; when js-yaml
+ * refuses a file, again with every file parsed here by the `yaml` package, which reads YAML 1.2 as
+ * written and names the file and line when it refuses too. Resolves with the options that read it.
+ */
+async function withYamlFallback<T>(
+  target: string,
+  location: string,
+  read: (parserOptions: object) => Promise<T>,
+): Promise<{ value: T; parserOptions: object; parseHere: boolean }> {
+  const parserOptions = parserOptionsFor(target);
+  try {
+    return { value: await read(parserOptions), parserOptions, parseHere: false };
+  } catch (error) {
+    if (!/^Error parsing /.test((error as Error).message)) throw new OpenApiError(`cannot read the OpenAPI document ${location}: ${(error as Error).message}`);
+  }
+  const syntaxErrors: DocumentSyntaxError[] = [];
+  const yamlOptions = parserOptionsFor(target, { parseHere: true, syntaxErrors });
+  try {
+    return { value: await read(yamlOptions), parserOptions: yamlOptions, parseHere: true };
+  } catch (second) {
+    throw new OpenApiError(`cannot read the OpenAPI document ${location}: ${syntaxErrors[0]?.message ?? (second as Error).message}`);
+  }
+}
+
 /** The document at `target`, dereferenced without validation; an OpenApiError names `location` when it cannot be read. */
 async function dereferenced(
   target: string,
   location: string,
-  parserOptions: object,
   dereference: (api: string, options: never) => Promise<unknown>,
 ): Promise<OpenApiDocument> {
-  let doc: OpenApiDocument;
-  try {
-    doc = (await dereference(target, parserOptions as never)) as OpenApiDocument;
-  } catch (error) {
-    if (!/^Error parsing /.test((error as Error).message)) throw new OpenApiError(`cannot read the OpenAPI document ${location}: ${(error as Error).message}`);
-    // js-yaml refused a file, as in loadOpenApi: read again with the `yaml` package.
-    const syntaxErrors: DocumentSyntaxError[] = [];
-    try {
-      doc = (await dereference(target, parserOptionsFor(target, { parseHere: true, syntaxErrors }) as never)) as OpenApiDocument;
-    } catch (second) {
-      throw new OpenApiError(`cannot read the OpenAPI document ${location}: ${syntaxErrors[0]?.message ?? (second as Error).message}`);
-    }
-  }
+  const dereferenceWith = async (parserOptions: object): Promise<OpenApiDocument> => (await dereference(target, parserOptions as never)) as OpenApiDocument;
+  const { value: doc } = await withYamlFallback(target, location, dereferenceWith);
   if (isSwagger2(doc)) throw new OpenApiError(swagger2Message(location));
   if (typeof doc.openapi !== 'string' || !/^3\.[01]\./.test(doc.openapi)) {
     throw new OpenApiError(`${location}: OpenAPI 3.0 and 3.1 documents are read (this one says openapi: ${String(doc.openapi ?? doc)})`);
