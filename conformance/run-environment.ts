@@ -47,6 +47,8 @@ export interface RunEnvironment {
    */
   replaySeed?: number;
   replayPath?: string;
+  /** HAC_FC_COMMANDS: with them, which commands of a model-based sequence ran (fast-check's commands `replayPath`, D-STATE-MODEL). */
+  replayCommands?: string;
   /** HAC_LOCK_DIR: where the rate-limit token locks live (shared by every worker and run on the machine). */
   lockDir: string;
   /** HAC_EMBEDDED=memory: the embedded target is one instance on the memory store even when Redis answers. */
@@ -98,6 +100,7 @@ export function runEnvironment(env: NodeJS.ProcessEnv = process.env): RunEnviron
     ...(propertyRuns !== undefined ? { propertyRuns } : {}),
     ...(replaySeed !== undefined && Number.isInteger(replaySeed) ? { replaySeed } : {}),
     ...(env.HAC_FC_PATH ? { replayPath: env.HAC_FC_PATH } : {}),
+    ...(env.HAC_FC_COMMANDS ? { replayCommands: env.HAC_FC_COMMANDS } : {}),
     lockDir: env.HAC_LOCK_DIR ?? join(tmpdir(), 'http-api-conformance-locks'),
     embeddedMemoryOnly: env.HAC_EMBEDDED === 'memory',
     embeddedLog: Boolean(env.HAC_EMBEDDED_LOG),

@@ -14,7 +14,7 @@ import { requirementResults } from './requirement-outcomes.ts';
 import { groupFindings } from './findings.ts';
 import { createResults, writeResults } from '../../spec/results.ts';
 import type { TestRecord } from '../../spec/results.ts';
-import { recordOf, requirementIdsOf, stripAnsi } from './test-record.ts';
+import { recordOf, recordsByRequirement, stripAnsi } from './test-record.ts';
 import { runTiming } from './timing.ts';
 import { restoreExpectedStatus } from './kept-worker.ts';
 import { trafficLogOf, trafficVerdicts } from './traffic.ts';
@@ -141,9 +141,9 @@ export default class RequirementsReporter implements Reporter {
       }
       if (record.status === 'interrupted') interrupted += 1;
       if (record.status === 'timedOut') ranOutOfTime.push(timedOutText(test, record));
-      for (const id of requirementIdsOf(test, test.results.at(-1))) {
+      for (const [id, own] of recordsByRequirement(test, test.results.at(-1), record)) {
         const list = testsById.get(id) ?? [];
-        list.push(record);
+        list.push(own);
         testsById.set(id, list);
       }
     }

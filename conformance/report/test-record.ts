@@ -8,6 +8,7 @@ import { REQUIREMENT_ID } from '../../spec/catalogue.ts';
 import { EXCHANGE_ATTACHMENT, VERDICT_ATTACHMENT } from './exchange.ts';
 import type { Exchange, Verdict } from './exchange.ts';
 import { headlineOf } from './headline.ts';
+import { BROKE_ANNOTATION } from '../support/requirement.ts';
 import type { TestRecord } from '../../spec/results.ts';
 
 /**
@@ -24,6 +25,27 @@ export function requirementIdsOf(test: Pick<TestCase, 'annotations' | 'tags'>, r
     if (REQUIREMENT_ID.test(id)) ids.add(id);
   }
   return [...ids];
+}
+
+/** The requirements a failure broke, when the check named them (`broke` annotations, D-STATE-MODEL): empty when it named none. */
+export function brokeIdsOf(result: Pick<TestResult, 'annotations'> | undefined): string[] {
+  return (result?.annotations ?? []).filter((a) => a.type === BROKE_ANNOTATION && a.description).map((a) => (a.description ?? '').trim());
+}
+
+/**
+ * The record of a test under each requirement it declares: a failure that named the requirements it broke
+ * (D-FINDINGS, D-STATE-MODEL) fails those alone, and the check passes its other IDs (nothing it ran broke them).
+ */
+export function recordsByRequirement(
+  test: Pick<TestCase, 'annotations' | 'tags'>,
+  result: Pick<TestResult, 'annotations'> | undefined,
+  record: TestRecord,
+): [string, TestRecord][] {
+  const broke = brokeIdsOf(result);
+  const { title, location, durationMs } = record;
+  const passed: TestRecord = { title, ...(location ? { location } : {}), status: 'passed', durationMs };
+  const judged = broke.length > 0 && record.status === 'failed';
+  return requirementIdsOf(test, result).map((id) => [id, judged && !broke.includes(id) ? passed : record]);
 }
 
 /** The reason given to `test.skip(condition, reason)` (static or at run time), when any. */
@@ -98,7 +120,7 @@ export function recordOf(test: TestCase, rootDir: string, summaryOf: (id: string
     if (verdict?.causes) record.causes = verdict.causes;
     // D-FINDINGS: one sentence from the exchange; the assertion's own text stays in `error`.
     record.headline = headlineOf({
-      ids: requirementIdsOf(test, result),
+      ids: brokeIdsOf(result).length > 0 ? brokeIdsOf(result) : requirementIdsOf(test, result),
       title: record.title,
       ...(exchange ? { exchange } : {}),
       ...(verdict ? { verdict } : {}),

@@ -10,6 +10,8 @@ export interface ReplayTarget {
   seed: number;
   /** fast-check's counterexample path (`0:1:0`). */
   path: string;
+  /** fast-check's commands replay path of a model-based sequence (HAC_FC_COMMANDS, D-STATE-MODEL). */
+  commands?: string;
   /** The failing test's title: the `--grep` that selects it alone. */
   title: string;
   /** The profile the run was given (HAC_PROFILE_SOURCE); the reference profile means the embedded server. */
@@ -26,11 +28,12 @@ export function titlePattern(title: string): string {
   return title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** `HAC_FC_SEED=… HAC_FC_PATH=… npx http-api-conformance run --grep '<title>' [--profile FILE]`. */
+/** `HAC_FC_SEED=… HAC_FC_PATH=… [HAC_FC_COMMANDS=…] npx http-api-conformance run --grep '<title>' [--profile FILE]`. */
 export function replayCommand(target: ReplayTarget): string {
   const words = [
     `HAC_FC_SEED=${target.seed}`,
     `HAC_FC_PATH=${shellWord(target.path)}`,
+    ...(target.commands !== undefined ? [`HAC_FC_COMMANDS=${shellWord(target.commands)}`] : []),
     'npx http-api-conformance run --grep',
     shellWord(titlePattern(target.title)),
     ...(target.profileSource !== undefined && target.profileSource !== REFERENCE_PROFILE ? ['--profile', shellWord(target.profileSource)] : []),

@@ -19,3 +19,9 @@ export function req(
     annotation: list.map((description) => ({ type: 'requirement' as const, description })),
   };
 }
+
+/**
+ * The annotation type naming the one requirement a failure of a check declaring several broke (D-FINDINGS,
+ * D-STATE-MODEL): the failure is reported under it alone, and the check's other IDs pass.
+ */
+export const BROKE_ANNOTATION = 'broke';

@@ -68,6 +68,10 @@ export interface ProfileCollection {
   replace?: Record<string, unknown>;
   invalid?: { body: unknown; fields: string[] };
   existingIds?: (number | string)[];
+  /** D-STATE-MODEL: each caller sees only the items it created here (another caller's read is 403 or 404). */
+  owned?: boolean;
+  /** D-STATE-MODEL: how long a new item may take to appear in every instance's listing (default 0). */
+  listedWithinMs?: number;
   shape?: CollectionShape;
   /** Parameters the document requires on this collection's paths (the collection path and its items). */
   parameters?: RequiredParameters;
@@ -111,6 +115,8 @@ export interface TargetProfile {
     body: Record<string, unknown>;
     otherBody: Record<string, unknown>;
     collectionPath?: string;
+    /** D-STATE-MODEL: every collection's POST honours Idempotency-Key, not only `path`. */
+    everyPost?: boolean;
   };
   protected: ProfileRequest;
   /** The rate-limit plan: `refillPerSecond` for the buckets, `windowSeconds` for the windows (the schema requires the one that applies). */

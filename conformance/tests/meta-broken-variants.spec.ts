@@ -73,8 +73,8 @@ test('the suite passes the unmodified reference server and catches every broken 
     expect.soft(outcome.caught.length, `${outcome.variant}: something was caught`).toBeGreaterThan(0);
     // D-FINDINGS: each failure's recorded exchange is the one its headline (and its message) names.
     expect.soft(outcome.evidence, `${outcome.variant}: each failure records the exchange its headline names`).toEqual([]);
-    // D-TRAFFIC: a mistake where no script looks is caught by the response rules alone.
-    expect.soft(outcome.notByTraffic, `${outcome.variant}: caught by the response rules and by no scripted check`).toEqual([]);
+    // D-TRAFFIC, D-STATE-MODEL: a mistake where no script looks is caught by its declared catcher alone.
+    expect.soft(outcome.notCaughtBy, `${outcome.variant}: caught by its declared catcher (caughtBy) and by no other check`).toEqual([]);
     // D-FINDINGS: a variant that is one defect is one finding.
     expect.soft(outcome.notOneFinding, `${outcome.variant}: its declared IDs are one finding`).toEqual([]);
   }

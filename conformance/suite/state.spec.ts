@@ -1,0 +1,48 @@
+/**
+ * State that holds over sequences (D-STATE-MODEL): a model-based property over every collection the suite
+ * can create in, on one instance and across the profile's instances. A failure is the shrunk sequence,
+ * reported under the one rule that broke.
+ */
+import { test, propertyRuns } from '../fixtures.ts';
+import { req } from '../support/requirement.ts';
+import { skipCheck } from '../support/skip.ts';
+import type { Target } from '../support/target.ts';
+import type { TargetProfile } from '../target/profile.ts';
+import { assertStateHolds, STATE_ANNOTATION, statePlans } from '../state/run.ts';
+
+/**
+ * D-STATE-MODEL: sequences per property run of the profile (`runs.properties`, HAC_RUNS): a sequence of a
+ * few requests costs about what one case of another property does, and a defect needs a particular order.
+ */
+const SEQUENCES_PER_RUN = 4;
+
+/** Runs the model on `targets` and notes what it covered and assumed on the check. */
+async function stateHolds(profile: TargetProfile, targets: readonly Target[]): Promise<void> {
+  const planned = statePlans(profile);
+  if ('skip' in planned) skipCheck(planned.skip);
+  const covered = await assertStateHolds(targets, planned.plans, SEQUENCES_PER_RUN * propertyRuns(profile), profile.tokens.other);
+  const annotations = test.info().annotations;
+  annotations.push({ type: STATE_ANNOTATION, description: covered });
+  for (const assumption of planned.assumed) annotations.push({ type: STATE_ANNOTATION, description: `assumed: ${assumption}` });
+}
+
+test(
+  'state holds over model-based sequences on one instance',
+  req(['STATE-CHANGES-SEEN', 'COLLECTION-LISTS-LIVE-ITEMS', 'IDEMPOTENCY-REPLAY', 'AUTH-OWNER-ONLY'], '@property', '@state'),
+  async ({ target, profile }) => {
+    await stateHolds(profile, [target]);
+  },
+);
+
+test(
+  'state holds over model-based sequences across instances',
+  req(
+    ['STATELESS-ANY-INSTANCE', 'STATE-CHANGES-SEEN', 'COLLECTION-LISTS-LIVE-ITEMS', 'IDEMPOTENCY-REPLAY', 'AUTH-OWNER-ONLY'],
+    '@property',
+    '@state',
+    '@multi-target',
+  ),
+  async ({ instances }) => {
+    await stateHolds(instances[0].profile, instances);
+  },
+);
