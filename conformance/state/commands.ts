@@ -66,16 +66,16 @@ export class StateViolation extends Error {
 export const LISTING_PAGES = 5;
 
 /**
- * After a write, whether the written item is read back: not at all, on the instance written through, or on
- * every instance (a failure shrinks toward `none`, so the printed sequence keeps only the reads it needs).
+ * After a write, whether the written item is read back: not at all, on the instance written through, or on the
+ * next instance (a failure shrinks toward `none`, so the printed sequence keeps only the reads it needs).
  */
-type Then = 'none' | 'here' | 'every';
+type Then = 'none' | 'here' | 'other';
 
 type Step =
   | { kind: 'create'; instance: number; keyed: boolean; then: Then }
   | { kind: 'replay'; instance: number; pick: number }
-  | { kind: 'read'; instance: number; every: boolean; pick: number }
-  | { kind: 'list'; instance: number; every: boolean }
+  | { kind: 'read'; on: number | 'every'; pick: number }
+  | { kind: 'list'; on: number | 'every' }
   | { kind: 'replace'; instance: number; pick: number; then: Then }
   | { kind: 'delete'; instance: number; pick: number; then: Then }
   | { kind: 'other-read'; instance: number; pick: number };
@@ -115,9 +115,9 @@ class StateCommand implements fc.AsyncCommand<StateModel, StateWorld> {
     const everywhere = world.targets.map((_, i) => i);
     switch (step.kind) {
       case 'read':
-        return this.read(itemAt(model, step.pick) as ModelItem, step.every ? everywhere : [step.instance], send);
+        return this.read(itemAt(model, step.pick) as ModelItem, step.on === 'every' ? everywhere : [step.on], send);
       case 'list':
-        for (const instance of step.every ? everywhere : [step.instance]) {
+        for (const instance of step.on === 'every' ? everywhere : [step.on]) {
           await this.listOn(world.targets[instance % count] as Target, model, (call) => send(instance, call));
         }
         return;
@@ -133,7 +133,8 @@ class StateCommand implements fc.AsyncCommand<StateModel, StateWorld> {
       }
       default: {
         const written = await this.write(step, model, world, send);
-        if (written && step.then !== 'none') await this.read(written, step.then === 'every' ? everywhere : [step.instance], send);
+        const readOn = { none: [], here: [step.instance], other: [step.instance + 1] }[step.then];
+        if (written) await this.read(written, readOn, send);
       }
     }
   }
@@ -169,7 +170,7 @@ class StateCommand implements fc.AsyncCommand<StateModel, StateWorld> {
       model.items.push(item);
       return item;
     }
-    const item = itemAt(model, step.pick) as ModelItem;
+    const item = itemAt(model, step.pick, undefined, step.kind === 'delete') as ModelItem;
     if (step.kind === 'replace') {
       const body = fillTemplate(collection.replace ?? {});
       const response = await send(step.instance, (t) => t.client.put(item.path, body));
@@ -223,8 +224,8 @@ class StateCommand implements fc.AsyncCommand<StateModel, StateWorld> {
 
   toString(): string {
     const { step } = this;
-    const on = 'every' in step && step.every ? '@every' : `@${step.instance}`;
-    const then = 'then' in step && step.then !== 'none' ? ` then read ${step.then === 'every' ? '@every' : 'here'}` : '';
+    const on = `@${'on' in step ? step.on : step.instance}`;
+    const then = 'then' in step && step.then !== 'none' ? ` then read ${step.then}` : '';
     const what = step.kind === 'create' ? `create${step.keyed ? ' (keyed)' : ''}` : step.kind === 'list' ? 'list' : `${step.kind} #${step.pick}`;
     return `${what} ${on}${then}`;
   }
@@ -232,10 +233,11 @@ class StateCommand implements fc.AsyncCommand<StateModel, StateWorld> {
 
 /**
  * How likely a sequence works on `plan`'s collection among the others: one, and one more for each kind of
- * change it can make besides creating (replace, delete, keyed creates), since changes are where state goes wrong.
+ * change it can make besides creating (delete, keyed creates; two for replace, which changes an item that stays),
+ * since changes are where state goes wrong.
  */
 export function planWeight(plan: StatePlan): number {
-  return 1 + Number(plan.replace) + Number(plan.remove) + Number(plan.keyed);
+  return 1 + 2 * Number(plan.replace) + Number(plan.remove) + Number(plan.keyed);
 }
 
 /**
@@ -249,14 +251,17 @@ export async function seedItem(plan: StatePlan, model: StateModel, world: StateW
 /** The commands one sequence on `plan` draws from, over `instances` instances: replace twice as likely as each other command. */
 export function stateCommands(plan: StatePlan, instances: number): fc.Arbitrary<fc.AsyncCommand<StateModel, StateWorld>>[] {
   const instance = fc.nat({ max: Math.max(0, instances - 1) });
-  const every = instances > 1 ? fc.boolean() : fc.constant(false);
+  // A read or listing on one instance, or on every one: a failure shrinks toward the first instance.
+  const indices = Array.from({ length: instances }, (_, i) => i);
+  const on: fc.Arbitrary<number | 'every'> = fc.constantFrom<number | 'every'>(...indices, ...(instances > 1 ? (['every'] as const) : []));
   // Most commands work on the sequence's first item, so a few commands meet on one item; the others pick any.
-  const then: fc.Arbitrary<Then> = fc.constantFrom<Then>('none', 'here', ...(instances > 1 ? (['every'] as const) : []));
+  // One read after a write, here or on the next instance (a read on every instance is a command of its own).
+  const then: fc.Arbitrary<Then> = fc.constantFrom<Then>('none', 'here', ...(instances > 1 ? (['other'] as const) : []));
   const pick = fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: fc.nat({ max: 7 }) });
   const steps: fc.Arbitrary<Step>[] = [
     fc.record({ kind: fc.constant('create' as const), instance, keyed: plan.keyed ? fc.boolean() : fc.constant(false), then }),
-    fc.record({ kind: fc.constant('read' as const), instance, every, pick }),
-    ...(plan.list ? [fc.record({ kind: fc.constant('list' as const), instance, every })] : []),
+    fc.record({ kind: fc.constant('read' as const), on, pick }),
+    ...(plan.list ? [fc.record({ kind: fc.constant('list' as const), on })] : []),
     ...(plan.keyed ? [fc.record({ kind: fc.constant('replay' as const), instance, pick })] : []),
     // Two replaces: a lost write shows between two of them.
     ...(plan.replace ? [fc.record({ kind: fc.constant('replace' as const), instance, pick, then })] : []),

@@ -57,10 +57,15 @@ export interface Broken {
   expected: string;
 }
 
-/** The item at `pick` among those `which` keeps (undefined when none does). */
-export function itemAt(model: StateModel, pick: number, which: (item: ModelItem) => boolean = () => true): ModelItem | undefined {
+/**
+ * The item at `pick` among those `which` keeps (undefined when none does), counted from the oldest, or from the
+ * newest with `fromNewest` (deletes: the sequence's first item then lives through most of its changes).
+ */
+export function itemAt(model: StateModel, pick: number, which: (item: ModelItem) => boolean = () => true, fromNewest = false): ModelItem | undefined {
   const items = model.items.filter(which);
-  return items.length === 0 ? undefined : items[pick % items.length];
+  if (items.length === 0) return undefined;
+  const at = pick % items.length;
+  return items[fromNewest ? items.length - 1 - at : at];
 }
 
 /** The members a read must show for `item`: what the server answered for its last write, else what was sent. */

@@ -11,16 +11,19 @@ import type { TargetProfile } from '../target/profile.ts';
 import { assertStateHolds, STATE_ANNOTATION, statePlans } from '../state/run.ts';
 
 /**
- * D-STATE-MODEL: sequences per property run of the profile (`runs.properties`, HAC_RUNS): a sequence of a
- * few requests costs about what one case of another property does, and a defect needs a particular order.
+ * D-STATE-MODEL: the sequences of one check: the profile's property runs (`runs.properties`, HAC_RUNS), and at
+ * least ten per collection the model works on, up to a hundred (more collections are sampled, and the check's
+ * annotation names those covered). A sequence of a few requests costs what one case of another property does.
  */
-const SEQUENCES_PER_RUN = 4;
+function sequencesOf(profile: TargetProfile, collections: number): number {
+  return Math.max(propertyRuns(profile), Math.min(10 * collections, 100));
+}
 
 /** Runs the model on `targets` and notes what it covered and assumed on the check. */
 async function stateHolds(profile: TargetProfile, targets: readonly Target[]): Promise<void> {
   const planned = statePlans(profile);
   if ('skip' in planned) skipCheck(planned.skip);
-  const covered = await assertStateHolds(targets, planned.plans, SEQUENCES_PER_RUN * propertyRuns(profile), profile.tokens.other);
+  const covered = await assertStateHolds(targets, planned.plans, sequencesOf(profile, planned.plans.length), profile.tokens.other);
   const annotations = test.info().annotations;
   annotations.push({ type: STATE_ANNOTATION, description: covered });
   for (const assumption of planned.assumed) annotations.push({ type: STATE_ANNOTATION, description: `assumed: ${assumption}` });
