@@ -63,7 +63,7 @@ export class StateViolation extends Error {
 }
 
 /** The most pages a listing command follows through `next`: a longer listing is not listed again (D-STATE-MODEL). */
-export const LISTING_PAGES = 5;
+export const LISTING_PAGES = 3;
 
 /**
  * After a write, whether the written item is read back: not at all, on the instance written through, or on the

@@ -22,7 +22,7 @@ import type { LoggedExchange, ModelCollection, StatePlan, StateWorld } from './c
 import type { Spent, StateModel } from './model.ts';
 
 /** The most commands of one sequence. */
-export const SEQUENCE_STEPS = 30;
+export const SEQUENCE_STEPS = 20;
 /** The most requests of one check, across its sequences (D-STATE-MODEL): a sequence stops drawing past it. */
 export const MAX_REQUESTS = 1_500;
 /** The annotation saying what the check covered and assumed (D-STATE-MODEL). */
