@@ -10,7 +10,7 @@ import { succeeded } from '../support/collection.ts';
 import { freshKey, keyed } from '../support/idempotency.ts';
 import { linkOf } from '../support/links.ts';
 import { listedIdOf, listedItems, representationOf, unwrapped } from '../support/shape.ts';
-import { collectionCount } from '../support/target.ts';
+import { announcedTotal } from '../support/target.ts';
 import type { Target } from '../support/target.ts';
 import { fillTemplate } from '../support/template.ts';
 import type { ProfileCollection } from '../target/profile.ts';
@@ -210,9 +210,10 @@ class StateCommand implements fc.AsyncCommand<StateModel, StateWorld> {
       }
       const link = linkOf(response.json, 'next');
       next = link ? target.pathOf(link.href) : undefined;
-      // A page that announces more items than were read is a part of the listing, even without a `next` link.
-      const total = collectionCount(response.json, collection);
-      complete = next === undefined && (total === undefined || total <= listed.size || total === items.length);
+      // The listing is whole when it says so: its last page announces a total no larger than what was read, or a
+      // chain of `next` links ended. A single page without either (a bare array cut at its limit) may be a part.
+      const total = announcedTotal(response.json);
+      complete = next === undefined && ((total !== undefined && total <= listed.size) || page > 0);
     }
     // A listing longer than the pages followed is judged no more (a deleted item on the pages read still breaks it).
     if (next !== undefined) model.spent.longListings.add(collection.name);

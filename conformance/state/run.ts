@@ -25,6 +25,8 @@ import type { Spent, StateModel } from './model.ts';
 export const SEQUENCE_STEPS = 20;
 /** The most requests of one check, across its sequences (D-STATE-MODEL): a sequence stops drawing past it. */
 export const MAX_REQUESTS = 1_500;
+/** The longest the sequences of one check may run (shrinking a failure included): a slow target gets fewer of them. */
+export const TIME_BUDGET_MS = 12_000;
 /** The annotation saying what the check covered and assumed (D-STATE-MODEL). */
 export const STATE_ANNOTATION = 'state-model';
 
@@ -115,9 +117,17 @@ export async function runStateModel(
       throw error;
     }
   });
-  const details = await fc.check(property, { numRuns: runs, ...(seed !== undefined ? { seed } : {}), ...(path ? { path } : {}) });
+  const details = await fc.check(property, {
+    numRuns: runs,
+    // D-BOUNDED-RUN: a slow target gets fewer sequences, not a check that runs out of time (the annotation says how many ran).
+    interruptAfterTimeLimit: TIME_BUDGET_MS,
+    markInterruptAsFailure: false,
+    ...(seed !== undefined ? { seed } : {}),
+    ...(path ? { path } : {}),
+  });
   const coverage = [...covered].map(([name, n]) => `${name} (${n})`).join(', ');
-  const summary = `${details.numRuns} sequence(s) of up to ${SEQUENCE_STEPS} commands, ${spent.requests} request(s), over ${coverage}`;
+  const stopped = details.interrupted ? ` (stopped at the time budget of ${TIME_BUDGET_MS / 1000} s, of ${runs})` : '';
+  const summary = `${details.numRuns} sequence(s)${stopped} of up to ${SEQUENCE_STEPS} commands, ${spent.requests} request(s), over ${coverage}`;
   if (!details.failed) return { covered: summary };
   if (!failing) throw details.errorInstance instanceof Error ? details.errorInstance : new Error(String(details.errorInstance));
   const { violation, log, plan } = failing;

@@ -145,13 +145,16 @@ export class Target {
  * where the collection's shape puts them (D-SHAPES).
  */
 export function collectionCount(body: unknown, collection: Shaped = {}): number | undefined {
-  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
-    const page = (body as { page?: { total?: unknown } }).page;
-    if (typeof page?.total === 'number') return page.total;
-    const total = (body as { total?: unknown }).total;
-    if (typeof total === 'number') return total;
-  }
-  return listedItems(body, collection)?.length;
+  return announcedTotal(body) ?? listedItems(body, collection)?.length;
+}
+
+/** The total a collection response announces, `page.total` else `total`, when it announces one. */
+export function announcedTotal(body: unknown): number | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const page = (body as { page?: { total?: unknown } }).page;
+  if (typeof page?.total === 'number') return page.total;
+  const total = (body as { total?: unknown }).total;
+  return typeof total === 'number' ? total : undefined;
 }
 
 /** A path under which no resource exists: the item path with an id valid for the collection's id schema that nobody handed out (D-SHAPES). */
