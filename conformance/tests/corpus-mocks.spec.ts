@@ -41,6 +41,7 @@ const STATIC_MOCK: Record<string, string> = {
   'URL-UNIFORM-INTERFACE': 'a static mock answers the read with its example, not the representation the create returned',
   'URL-QUERY-NOT-PATH': 'a static mock answers any id, `filter` and `page` too, 200 with its example',
   'METHOD-PUT-IDEMPOTENT': 'a static mock answers the read after a PUT with its example, not the replacement',
+  'STATE-CHANGES-SEEN': 'a static mock answers the read with its example: not what was created or replaced, and 200 after a DELETE',
   'PROBLEM-CONTENT-TYPE': 'the unknown-id probes are answered 200 with the example (a static mock): no problem document where one is due',
   'PROBLEM-TYPE-URI': 'the unknown-id probes are answered 200 with the example (a static mock): no problem type where one is due',
   'PROBLEM-SAME-ENVELOPE': "the unknown-id probes are answered 200 with the example, and Prism's own errors lack instance: not one problem envelope",
@@ -136,7 +137,7 @@ const CORPUS_MOCKS: Record<string, CorpusMock> = {
   },
   'oai-petstore.yaml': {
     limitedRequest: 'POST /pets',
-    passes: ['METHOD-DELETE-IDEMPOTENT', 'METHOD-PUT-IDEMPOTENT'],
+    passes: ['METHOD-DELETE-IDEMPOTENT', 'METHOD-PUT-IDEMPOTENT', 'STATE-CHANGES-SEEN'],
     own: {
       ...errorsAre('its Error schema {code, message} as application/json'),
       'URL-ITEM-BY-ID': 'the 201 to POST /pets has no body ("Null response") and no Location: nothing names the created item',
@@ -176,7 +177,7 @@ const CORPUS_MOCKS: Record<string, CorpusMock> = {
     limitedRequest: 'POST /v1/Services',
     passes: [
       'AUTH-401-MALFORMED', 'AUTH-WWW-AUTHENTICATE', 'METHOD-DELETE-IDEMPOTENT', 'METHOD-POST-NOT-IDEMPOTENT', 'METHOD-PUT-IDEMPOTENT',
-      'STATELESS-NO-SESSION', 'STATUS-415-MEDIA-TYPE', 'URL-QUERY-NOT-PATH', 'URL-RESOURCE-IDENTIFIED', 'URL-UNIFORM-INTERFACE',
+      'STATELESS-NO-SESSION', 'STATUS-415-MEDIA-TYPE', 'URL-QUERY-NOT-PATH', 'URL-RESOURCE-IDENTIFIED', 'URL-UNIFORM-INTERFACE', 'STATE-CHANGES-SEEN',
     ],
     own: {
       'AUTH-BEARER-HEADER': 'the document\'s scheme is HTTP Basic, not Bearer (one finding, D-SHAPES)',
