@@ -58,6 +58,8 @@ export interface TestRecord {
   error?: string;
   /** Skip reason, when skipped. */
   reason?: string;
+  /** What the check covered and assumed, where it says (`note` annotations: the state model's, D-STATE-MODEL). */
+  notes?: string[];
   /** When failed: the request the failing assertion is about (as a curl line) and the response it received. */
   exchange?: Exchange;
   /**

@@ -77,6 +77,7 @@ article.req > details > summary:hover { background: var(--soft); }
 .req-body { padding: 0 8px 14px 30px; }
 .reason { margin: 4px 0 10px; }
 .reason.failed, .reason.warning { color: var(--fail); }
+.notes { margin: 2px 0 6px; padding-left: 18px; color: #57606a; font-size: 12px; }
 blockquote { margin: 8px 0; padding: 4px 12px; border-left: 4px solid var(--line); background: var(--soft); }
 blockquote cite { display: block; font-style: normal; font-size: 13px; color: #57606a; }
 .decision { margin: 8px 0; }

@@ -65,6 +65,7 @@ function testItem(test: TestRecord): string {
     `<li><span class="test-status ${e(test.status)}">${e(test.status)}</span> ${e(test.title)}${where} <span class="loc">${test.durationMs} ms</span>`,
   ];
   if (test.reason) lines.push(`<div class="reason">${e(test.reason)}</div>`);
+  if (test.notes) lines.push(`<ul class="notes">${test.notes.map((note) => `<li>${e(note)}</li>`).join('')}</ul>`);
   if (test.headline) lines.push(`<p class="headline">${e(test.headline)}</p>`);
   if (test.error) {
     const pre = `<pre class="error">${e(test.error)}</pre>`;

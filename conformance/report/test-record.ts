@@ -8,7 +8,7 @@ import { REQUIREMENT_ID } from '../../spec/catalogue.ts';
 import { EXCHANGE_ATTACHMENT, VERDICT_ATTACHMENT } from './exchange.ts';
 import type { Exchange, Verdict } from './exchange.ts';
 import { headlineOf } from './headline.ts';
-import { BROKE_ANNOTATION } from '../support/requirement.ts';
+import { BROKE_ANNOTATION, NOTE_ANNOTATION } from '../support/requirement.ts';
 import type { TestRecord } from '../../spec/results.ts';
 
 /**
@@ -42,8 +42,8 @@ export function recordsByRequirement(
   record: TestRecord,
 ): [string, TestRecord][] {
   const broke = brokeIdsOf(result);
-  const { title, location, durationMs } = record;
-  const passed: TestRecord = { title, ...(location ? { location } : {}), status: 'passed', durationMs };
+  const { title, location, durationMs, notes } = record;
+  const passed: TestRecord = { title, ...(location ? { location } : {}), status: 'passed', durationMs, ...(notes ? { notes } : {}) };
   const judged = broke.length > 0 && record.status === 'failed';
   return requirementIdsOf(test, result).map((id) => [id, judged && !broke.includes(id) ? passed : record]);
 }
@@ -107,6 +107,8 @@ export function recordOf(test: TestCase, rootDir: string, summaryOf: (id: string
     status: result.status !== 'skipped' && (test.outcome() === 'expected' || test.outcome() === 'flaky') ? 'passed' : result.status,
     durationMs: result.duration,
   };
+  const notes = result.annotations.filter((a) => a.type === NOTE_ANNOTATION && a.description).map((a) => a.description ?? '');
+  if (notes.length > 0) record.notes = notes;
   if (result.status === 'skipped') {
     const reason = skipReasonOf(test, result);
     if (reason) record.reason = reason;

@@ -27,8 +27,6 @@ export const SEQUENCE_STEPS = 20;
 export const MAX_REQUESTS = 1_500;
 /** The longest the sequences of one check may run (shrinking a failure included): a slow target gets fewer of them. */
 export const TIME_BUDGET_MS = 12_000;
-/** The annotation saying what the check covered and assumed (D-STATE-MODEL). */
-export const STATE_ANNOTATION = 'state-model';
 
 /** The plans of the profile's collections the model can work on (created in, items read), or the reason there are none. */
 export function statePlans(profile: TargetProfile): { plans: StatePlan[]; assumed: string[] } | { skip: string } {

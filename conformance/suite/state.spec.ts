@@ -4,11 +4,11 @@
  * reported under the one rule that broke.
  */
 import { test, propertyRuns } from '../fixtures.ts';
-import { req } from '../support/requirement.ts';
+import { NOTE_ANNOTATION, req } from '../support/requirement.ts';
 import { skipCheck } from '../support/skip.ts';
 import type { Target } from '../support/target.ts';
 import type { TargetProfile } from '../target/profile.ts';
-import { assertStateHolds, STATE_ANNOTATION, statePlans } from '../state/run.ts';
+import { assertStateHolds, statePlans } from '../state/run.ts';
 
 /**
  * D-STATE-MODEL: the sequences of one check: the profile's property runs (`runs.properties`, HAC_RUNS), and at
@@ -25,8 +25,8 @@ async function stateHolds(profile: TargetProfile, targets: readonly Target[]): P
   if ('skip' in planned) skipCheck(planned.skip);
   const covered = await assertStateHolds(targets, planned.plans, sequencesOf(profile, planned.plans.length), profile.tokens.other);
   const annotations = test.info().annotations;
-  annotations.push({ type: STATE_ANNOTATION, description: covered });
-  for (const assumption of planned.assumed) annotations.push({ type: STATE_ANNOTATION, description: `assumed: ${assumption}` });
+  annotations.push({ type: NOTE_ANNOTATION, description: covered });
+  for (const assumption of planned.assumed) annotations.push({ type: NOTE_ANNOTATION, description: `assumed: ${assumption}` });
 }
 
 test(

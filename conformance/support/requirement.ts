@@ -25,3 +25,6 @@ export function req(
  * D-STATE-MODEL): the failure is reported under it alone, and the check's other IDs pass.
  */
 export const BROKE_ANNOTATION = 'broke';
+
+/** The annotation type of what a check covered and assumed, kept in results.json and shown in report.html (D-STATE-MODEL). */
+export const NOTE_ANNOTATION = 'note';

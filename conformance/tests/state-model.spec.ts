@@ -2,7 +2,11 @@
  * The state model (D-STATE-MODEL): what its rules accept and refuse, how a failure is reported under the
  * one rule it broke, and that the printed replay line runs exactly the shrunk sequence again.
  */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
+import { readResults } from '../../spec/results.ts';
+import { runCli, tempOut } from './support/subprocess.ts';
 import { judgeListing, judgeOtherRead, judgeRead, judgeReplay } from '../state/model.ts';
 import type { ModelItem, StateModel } from '../state/model.ts';
 import { runStateModel, statePlans } from '../state/run.ts';
@@ -123,5 +127,24 @@ test('a replay built from the current item is found, shrunk to three requests, a
       if (saved[name] === undefined) delete process.env[name];
       else process.env[name] = saved[name];
     }
+  }
+});
+
+test('a run keeps what the state model covered and assumed in results.json, on one instance and across two', async () => {
+  const out = tempOut('state-notes');
+  try {
+    const run = await runCli(['--grep', '@state', '--out', out], {}, 120_000);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const results = readResults(join(out, 'results.json'));
+    const notes = new Map(results.requirements.flatMap((r) => r.tests).map((t) => [t.title, t.notes ?? []]));
+    const titles = [...notes.keys()].sort();
+    expect(titles).toEqual(['state holds over model-based sequences across instances', 'state holds over model-based sequences on one instance']);
+    for (const title of titles) {
+      expect(notes.get(title)?.[0], title).toMatch(/^\d+ sequence\(s\).* of up to 20 commands, \d+ request\(s\), over (users|orders|payments|authors) \(\d+\)/);
+      // The reference profile declares owned collections and every POST keyed: the one assumption left is the listing's.
+      expect(notes.get(title)?.slice(1), title).toEqual(['assumed: listings show a new item at once on every instance (collections[].listedWithinMs absent)']);
+    }
+  } finally {
+    rmSync(out, { recursive: true, force: true });
   }
 });
