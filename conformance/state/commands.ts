@@ -35,6 +35,8 @@ export interface StatePlan {
   owned: boolean;
   /** `collections[].listedWithinMs`. */
   lagMs: number;
+  /** `collections[].newestFirst`: the query that lists the collection newest first. */
+  newestFirst?: string;
 }
 
 /** One exchange of a sequence, as the failure prints it. */
@@ -193,8 +195,9 @@ class StateCommand implements fc.AsyncCommand<StateModel, StateWorld> {
   /** Reads the listing on one instance (`target`), following `next` for at most LISTING_PAGES pages, and judges it. */
   private async listOn(target: Target, model: StateModel, send: (call: (target: Target) => Promise<HttpResponse>) => Promise<HttpResponse>): Promise<void> {
     const { collection } = this.plan;
-    const listed = new Set<string>();
-    let next: string | undefined = collection.path;
+    const listed: string[] = [];
+    const { newestFirst } = this.plan;
+    let next: string | undefined = newestFirst ? `${collection.path}${collection.path.includes('?') ? '&' : '?'}${newestFirst}` : collection.path;
     let last: HttpResponse | undefined;
     let complete = false;
     for (let page = 0; next !== undefined && page < LISTING_PAGES; page += 1) {
@@ -206,19 +209,22 @@ class StateCommand implements fc.AsyncCommand<StateModel, StateWorld> {
       if (items === undefined) return;
       for (const item of items) {
         const id = listedIdOf(item, collection);
-        if (id !== undefined) listed.add(String(id));
+        if (id !== undefined) listed.push(String(id));
       }
       const link = linkOf(response.json, 'next');
       next = link ? target.pathOf(link.href) : undefined;
+      // Newest first, the pages after the sequence's first item hold only older items: nothing left to judge.
+      const first = model.items[0]?.id;
+      if (newestFirst !== undefined && first !== undefined && listed.includes(String(first))) break;
       // The listing is whole when it says so: its last page announces a total no larger than what was read, or a
       // chain of `next` links ended. A single page without either (a bare array cut at its limit) may be a part.
       const total = announcedTotal(response.json);
-      complete = next === undefined && ((total !== undefined && total <= listed.size) || page > 0);
+      complete = next === undefined && ((total !== undefined && total <= listed.length) || page > 0);
     }
-    // A listing longer than the pages followed is judged no more (a deleted item on the pages read still breaks it).
-    if (next !== undefined) model.spent.longListings.add(collection.name);
+    // A listing longer than the pages followed is judged no more, unless it is asked newest first (a deleted item on the pages read still breaks it).
+    if (next !== undefined && newestFirst === undefined) model.spent.longListings.add(collection.name);
     if (last) {
-      const broken = judgeListing(model, listed, complete, this.plan.lagMs, Date.now());
+      const broken = judgeListing(model, { listed, complete, newestFirst: newestFirst !== undefined }, this.plan.lagMs, Date.now());
       if (broken) throw new StateViolation(broken, last);
     }
   }

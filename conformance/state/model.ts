@@ -95,19 +95,41 @@ function describeWrite(item: ModelItem): string {
   return `its ${item.lastWrite} was answered 2xx`;
 }
 
+/** What a listing command read: the ids in the listing's order, and what the model may conclude from a part of it. */
+export interface ListingView {
+  /** The ids of the pages read, in their order. */
+  listed: readonly string[];
+  /** The listing said it was whole (a total no larger than what was read, or a `next` chain that ended). */
+  complete: boolean;
+  /** The listing was asked newest first (`collections[].newestFirst`). */
+  newestFirst: boolean;
+}
+
 /**
- * A listing read in full (`complete`) or in part answered the ids `listed`: every live item created at
- * least `lagMs` ago is in a complete listing, and no item deleted at least `lagMs` ago is in any.
+ * A listing holds no item deleted at least `lagMs` ago, and every live item created at least `lagMs` ago:
+ * judged on a whole listing, or on a part of one asked newest first, where an item newer than one the part
+ * shows sorts before it and so must be shown too (when the model's items it shows are in that order at all).
  */
-export function judgeListing(model: StateModel, listed: ReadonlySet<string>, complete: boolean, lagMs: number, at: number): Broken | undefined {
+export function judgeListing(model: StateModel, view: ListingView, lagMs: number, at: number): Broken | undefined {
   const settled = (since: number | undefined): boolean => since !== undefined && at - since >= lagMs;
+  const seen = new Set(view.listed);
   const withId = model.items.filter((item) => item.id !== undefined);
-  const stale = withId.find((item) => !item.live && settled(item.deletedAt) && listed.has(String(item.id)));
+  const stale = withId.find((item) => !item.live && settled(item.deletedAt) && seen.has(String(item.id)));
   if (stale) return { rule: 'COLLECTION-LISTS-LIVE-ITEMS', expected: `no deleted item: ${stale.path} was deleted` };
-  if (!complete) return undefined;
-  const missing = withId.filter((item) => item.live && settled(item.createdAt) && !listed.has(String(item.id)));
+  const oldestShown = view.complete ? -1 : newestFirstOldestShown(withId, view);
+  if (oldestShown === undefined) return undefined;
+  const missing = withId.filter((item, index) => index > oldestShown && item.live && settled(item.createdAt) && !seen.has(String(item.id)));
   if (missing.length === 0) return undefined;
   return { rule: 'COLLECTION-LISTS-LIVE-ITEMS', expected: `every live item, ${missing.map((item) => item.path).join(', ')} included` };
+}
+
+/** The index (in creation order) of the oldest model item a newest-first part of a listing shows; undefined when nothing can be concluded. */
+function newestFirstOldestShown(items: readonly ModelItem[], view: ListingView): number | undefined {
+  if (!view.newestFirst) return undefined;
+  const shown = items.map((item, index) => ({ index, at: view.listed.indexOf(String(item.id)) })).filter((p) => p.at >= 0);
+  // The declared order must hold among the model's own items, or the part proves nothing.
+  const newestFirst = shown.every((p, k) => k === 0 || p.at < (shown[k - 1]?.at ?? Infinity));
+  return shown.length > 0 && newestFirst ? shown[0]?.index : undefined;
 }
 
 /**

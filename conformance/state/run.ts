@@ -46,6 +46,7 @@ export function statePlans(profile: TargetProfile): { plans: StatePlan[]; assume
     list: collection.methods.includes('GET'),
     owned: collection.owned === true && other,
     lagMs: collection.listedWithinMs ?? 0,
+    ...(collection.newestFirst !== undefined ? { newestFirst: collection.newestFirst } : {}),
   }));
   const assumed = [
     ...(collections.some((c) => c.listedWithinMs === undefined)
@@ -125,7 +126,10 @@ export async function runStateModel(
   });
   const coverage = [...covered].map(([name, n]) => `${name} (${n})`).join(', ');
   const stopped = details.interrupted ? ` (stopped at the time budget of ${TIME_BUDGET_MS / 1000} s, of ${runs})` : '';
-  const summary = `${details.numRuns} sequence(s)${stopped} of up to ${SEQUENCE_STEPS} commands, ${spent.requests} request(s), over ${coverage}`;
+  const long = [...spent.longListings];
+  // An inconclusive listing is neither a pass nor a fail: the note says which listings went unjudged.
+  const unjudged = long.length > 0 ? `; listings longer than ${LISTING_PAGES} pages, not judged after that: ${long.join(', ')}` : '';
+  const summary = `${details.numRuns} sequence(s)${stopped} of up to ${SEQUENCE_STEPS} commands, ${spent.requests} request(s), over ${coverage}${unjudged}`;
   if (!details.failed) return { covered: summary };
   if (!failing) throw details.errorInstance instanceof Error ? details.errorInstance : new Error(String(details.errorInstance));
   const { violation, log, plan } = failing;

@@ -72,6 +72,8 @@ export interface ProfileCollection {
   owned?: boolean;
   /** D-STATE-MODEL: how long a new item may take to appear in every instance's listing (default 0). */
   listedWithinMs?: number;
+  /** D-STATE-MODEL: the query that lists the collection newest first ('' when its own order is). */
+  newestFirst?: string;
   shape?: CollectionShape;
   /** Parameters the document requires on this collection's paths (the collection path and its items). */
   parameters?: RequiredParameters;

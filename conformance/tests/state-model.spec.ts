@@ -45,13 +45,28 @@ test.describe('the rules', () => {
   test('a whole listing holds every settled live item and no deleted one; a part of one is judged on what it shows', () => {
     const live = item({ createdAt: 1_000 });
     const gone = item({ path: '/users/8', id: 8, live: false, deletedAt: 1_000 });
-    expect(judgeListing(model([live, gone]), new Set(['7']), true, 0, 1_000)).toBeUndefined();
-    expect(judgeListing(model([live]), new Set(), true, 0, 1_000)?.rule).toBe('COLLECTION-LISTS-LIVE-ITEMS');
-    expect(judgeListing(model([live]), new Set(), false, 0, 1_000)).toBeUndefined();
-    expect(judgeListing(model([gone]), new Set(['8']), false, 0, 1_000)?.expected).toMatch(/no deleted item/);
+    const whole = (listed: string[]) => ({ listed, complete: true, newestFirst: false });
+    const part = (listed: string[]) => ({ listed, complete: false, newestFirst: false });
+    expect(judgeListing(model([live, gone]), whole(['7']), 0, 1_000)).toBeUndefined();
+    expect(judgeListing(model([live]), whole([]), 0, 1_000)?.rule).toBe('COLLECTION-LISTS-LIVE-ITEMS');
+    expect(judgeListing(model([live]), part([]), 0, 1_000)).toBeUndefined();
+    expect(judgeListing(model([gone]), part(['8']), 0, 1_000)?.expected).toMatch(/no deleted item/);
     // collections[].listedWithinMs: an item younger than the declared lag may be missing, an older one may not.
-    expect(judgeListing(model([live]), new Set(), true, 500, 1_400)).toBeUndefined();
-    expect(judgeListing(model([live]), new Set(), true, 500, 1_500)?.rule).toBe('COLLECTION-LISTS-LIVE-ITEMS');
+    expect(judgeListing(model([live]), whole([]), 500, 1_400)).toBeUndefined();
+    expect(judgeListing(model([live]), whole([]), 500, 1_500)?.rule).toBe('COLLECTION-LISTS-LIVE-ITEMS');
+  });
+
+  test('a part of a listing asked newest first must show every item newer than one it shows, when it shows them in that order', () => {
+    const first = item({ path: '/users/1', id: 1 });
+    const second = item({ path: '/users/2', id: 2 });
+    const third = item({ path: '/users/3', id: 3 });
+    const part = (listed: string[]) => ({ listed, complete: false, newestFirst: true });
+    expect(judgeListing(model([first, second, third]), part(['3', '2', '1', '99']), 0, 0)).toBeUndefined();
+    expect(judgeListing(model([first, second, third]), part(['3', '1']), 0, 0)?.expected).toBe('every live item, /users/2 included');
+    // Nothing shown: the part may end before the model's items.
+    expect(judgeListing(model([first, second]), part(['99', '98']), 0, 0)).toBeUndefined();
+    // Shown oldest first: the declared order does not hold, so the part proves nothing.
+    expect(judgeListing(model([first, second, third]), part(['1', '3']), 0, 0)).toBeUndefined();
   });
 
   test('a replay is the stored result while the item lives, and the stored result or a 4xx once it is gone', () => {
@@ -141,7 +156,7 @@ test('a run keeps what the state model covered and assumed in results.json, on o
     expect(titles).toEqual(['state holds over model-based sequences across instances', 'state holds over model-based sequences on one instance']);
     for (const title of titles) {
       expect(notes.get(title)?.[0], title).toMatch(/^\d+ sequence\(s\).* of up to 20 commands, \d+ request\(s\), over (users|orders|payments|authors) \(\d+\)/);
-      // The reference profile declares owned collections and every POST keyed: the one assumption left is the listing's.
+      // The reference profile declares which collections are owned and that every POST takes a key: the one assumption left is the listing's.
       expect(notes.get(title)?.slice(1), title).toEqual(['assumed: listings show a new item at once on every instance (collections[].listedWithinMs absent)']);
     }
   } finally {
