@@ -28,7 +28,7 @@ export interface Draft {
   serverUrls: string[];
   collections: ProfileCollection[];
   protected?: ProfileRequest;
-  idempotency?: { path: string; body: Record<string, unknown>; otherBody: Record<string, unknown>; collectionPath: string };
+  idempotency?: { path: string; body: Record<string, unknown>; otherBody: Record<string, unknown>; collectionPath: string; everyPost?: true };
   /** A write that needs a permission: the request a limited token should be refused. */
   limitedCandidate?: ProfileRequest;
   features: { exampleApi: boolean; hypermedia: boolean };
@@ -310,15 +310,17 @@ function idempotentCollectionOf(
   bodies: Map<string, CreateBody>,
   notes: string[],
 ): { idempotent?: ProfileCollection; idempotency?: Draft['idempotency'] } {
-  const idempotent = collections
-    .filter((c) => bodies.has(c.path) && acceptsIdempotencyKey(paths[c.path]?.post, paths[c.path] as PathItem))
-    .sort((a, b) => Number(b.auth?.read ?? false) - Number(a.auth?.read ?? false))[0];
+  const creatable = collections.filter((c) => bodies.has(c.path));
+  const keyed = creatable.filter((c) => acceptsIdempotencyKey(paths[c.path]?.post, paths[c.path] as PathItem));
+  const idempotent = [...keyed].sort((a, b) => Number(b.auth?.read ?? false) - Number(a.auth?.read ?? false))[0];
   if (!idempotent) {
     notes.push(withoutNote('idempotency', 'is left out', 'no POST declares an Idempotency-Key header parameter'));
     return {};
   }
   const { media, body } = bodies.get(idempotent.path) as CreateBody;
-  return { idempotent, idempotency: { path: idempotent.path, body, otherBody: otherBody(body, media.schema), collectionPath: idempotent.path } };
+  // D-STATE-MODEL: every collection's POST declares the key, so the state model may key the creates of each.
+  const everyPost = keyed.length > 1 && keyed.length === creatable.length ? { everyPost: true as const } : {};
+  return { idempotent, idempotency: { path: idempotent.path, body, otherBody: otherBody(body, media.schema), collectionPath: idempotent.path, ...everyPost } };
 }
 
 /**

@@ -44,6 +44,8 @@ test('the widgets document gives one collection with its exact methods, bodies, 
   expect(draft.protected).toEqual({ method: 'GET', path: '/me' });
   expect(draft.idempotency?.path).toBe('/widgets');
   expect(draft.idempotency?.otherBody).not.toEqual(draft.idempotency?.body);
+  // One collection: its POST is the idempotent one, so `everyPost` says nothing more.
+  expect(draft.idempotency?.everyPost).toBeUndefined();
   expect(draft.limitedCandidate).toMatchObject({ method: 'POST', path: '/widgets' });
   expect(draft.features).toEqual({ exampleApi: false, hypermedia: false });
   expect(draft.notes.join('\n')).toContain('features.exampleApi is false');
@@ -54,6 +56,8 @@ test('spec/openapi.yaml gives the example API: every top-level collection, valid
   expect(draft.collections.map((c) => c.path)).toEqual(expect.arrayContaining(['/users', '/orders', '/payments', '/transfers', '/authors']));
   expect(draft.features).toEqual({ exampleApi: true, hypermedia: true });
   expect(draft.protected).toEqual({ method: 'GET', path: '/account' });
+  // Every POST of the example API declares Idempotency-Key (D-IDEMPOTENCY): the state model may key them all.
+  expect(draft.idempotency?.everyPost).toBe(true);
   const users = draft.collections.find((c) => c.path === '/users');
   expect(users?.auth).toEqual({ read: false, write: true });
   // Exactly the methods that may succeed: an operation documented only as a 405 is not one.
