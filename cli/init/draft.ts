@@ -278,11 +278,35 @@ function draftCollections(
       collection.shape = shape;
       notes.push(`${path}: shapes read from the document (collections[].shape): ${JSON.stringify(shape)}`);
     }
+    const newestFirst = newestFirstOf(item, (shape?.idSchema?.type ?? 'integer') === 'integer');
+    if (newestFirst !== undefined) {
+      collection.newestFirst = newestFirst;
+      notes.push(`${path}: listed newest first with ?${newestFirst} (collections[].newestFirst, D-STATE-MODEL)`);
+    }
     if (hasLinks(itemItem.get) || hasLinks(item.post)) hypermedia = true;
     if (itemPath !== collection.itemPath) notes.push(`${itemPath}: written as ${collection.itemPath} (the suite fills {id})`);
     collections.push(collection);
   }
   return { collections, bodies, hypermedia };
+}
+
+/** Sort parameter names, and the descending values that put the newest items first: an integer id (no ties), else creation time. */
+const SORT_PARAMETERS = ['sort', 'sort_by', 'sortBy', 'order_by', 'orderBy'];
+const NEWEST_FIRST = ['-createdAt', '-created_at', '-created'];
+
+/**
+ * D-STATE-MODEL: the query that lists a collection newest first, where its GET declares a sort parameter whose
+ * enum holds `-id` (for integer ids, which the server hands out in order and never twice) or a descending
+ * creation time (two items created in one millisecond may then list either way).
+ */
+function newestFirstOf(item: PathItem, integerIds: boolean): string | undefined {
+  const parameters = [...(item.parameters ?? []), ...(item.get?.parameters ?? [])];
+  for (const parameter of parameters.filter((p) => p.in === 'query' && SORT_PARAMETERS.includes(p.name))) {
+    const values = (parameter.schema as { enum?: unknown[] } | undefined)?.enum ?? [];
+    const value = [...(integerIds ? ['-id'] : []), ...NEWEST_FIRST].find((v) => values.includes(v));
+    if (value !== undefined) return `${encodeURIComponent(parameter.name)}=${encodeURIComponent(value)}`;
+  }
+  return undefined;
 }
 
 /** The protected endpoint: a GET without parameters that needs a token, one outside the collections first (`/account`, `/me`). */

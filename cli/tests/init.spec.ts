@@ -58,6 +58,13 @@ test('spec/openapi.yaml gives the example API: every top-level collection, valid
   expect(draft.protected).toEqual({ method: 'GET', path: '/account' });
   // Every POST of the example API declares Idempotency-Key (D-IDEMPOTENCY): the state model may key them all.
   expect(draft.idempotency?.everyPost).toBe(true);
+  // Its sort parameters' enums hold `-id` (D-QUERY) and its ids are integers: the state model reads long listings newest first.
+  expect(Object.fromEntries(draft.collections.map((c) => [c.path, c.newestFirst]))).toMatchObject({
+    '/users': 'sort=-id',
+    '/orders': 'sort=-id',
+    '/payments': 'sort=-id',
+    '/authors': 'sort=-id',
+  });
   const users = draft.collections.find((c) => c.path === '/users');
   expect(users?.auth).toEqual({ read: false, write: true });
   // Exactly the methods that may succeed: an operation documented only as a 405 is not one.
