@@ -44,9 +44,9 @@ import { observeAnswer, startTraffic, stopTraffic, TRAFFIC_ATTACHMENT } from './
 import { clearHar, flushHar } from './support/har-log.ts';
 import { inFlightSettled } from './support/http.ts';
 import { skipCheck } from './support/skip.ts';
-import { BROKE_ANNOTATION } from './support/requirement.ts';
 import { observeWaits, WAIT_ANNOTATION } from './support/waits.ts';
 import { keepWorkerAfterFailure } from './report/kept-worker.ts';
+import { brokeIdsOf } from './report/test-record.ts';
 
 export { expect } from '@playwright/test';
 
@@ -154,7 +154,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       const failed = testInfo.status !== testInfo.expectedStatus && testInfo.status !== 'skipped';
       const failureText = testInfo.errors.map((error) => error.message ?? error.value ?? '').join('\n');
       // D-STATE-MODEL: a check that named the requirement its failure broke is judged under it alone.
-      const broke = testInfo.annotations.filter((a) => a.type === BROKE_ANNOTATION && a.description).map((a) => a.description ?? '');
+      const broke = brokeIdsOf(testInfo);
       const declared = broke.length > 0 ? broke : testInfo.annotations.filter((a) => a.type === 'requirement' && a.description).map((a) => a.description ?? '');
       // D-FINDINGS: the exchange the failure is about and its verdict; D-HAR: every exchange of the test.
       for (const attachment of failed ? evidenceAttachments(failureText, declared) : []) {

@@ -32,6 +32,12 @@ export function brokeIdsOf(result: Pick<TestResult, 'annotations'> | undefined):
   return (result?.annotations ?? []).filter((a) => a.type === BROKE_ANNOTATION && a.description).map((a) => (a.description ?? '').trim());
 }
 
+/** The requirements a test's failure is judged under: those it named as broken, else every one it declares. */
+function judgedIdsOf(test: Pick<TestCase, 'annotations' | 'tags'>, result: Pick<TestResult, 'annotations'>): string[] {
+  const broke = brokeIdsOf(result);
+  return broke.length > 0 ? broke : requirementIdsOf(test, result);
+}
+
 /**
  * The record of a test under each requirement it declares: a failure that named the requirements it broke
  * (D-FINDINGS, D-STATE-MODEL) fails those alone, and the check passes its other IDs (nothing it ran broke them).
@@ -122,7 +128,7 @@ export function recordOf(test: TestCase, rootDir: string, summaryOf: (id: string
     if (verdict?.causes) record.causes = verdict.causes;
     // D-FINDINGS: one sentence from the exchange; the assertion's own text stays in `error`.
     record.headline = headlineOf({
-      ids: brokeIdsOf(result).length > 0 ? brokeIdsOf(result) : requirementIdsOf(test, result),
+      ids: judgedIdsOf(test, result),
       title: record.title,
       ...(exchange ? { exchange } : {}),
       ...(verdict ? { verdict } : {}),

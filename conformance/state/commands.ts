@@ -179,7 +179,10 @@ class StateCommand implements fc.AsyncCommand<StateModel, StateWorld> {
       judged(response, judgeReplace(item, response.status));
       if (!succeeded(response)) return undefined;
       // A 2xx PUT to a deleted item created it again (D-STATE-MODEL: STATUS-PUT-NO-CREATE is judged by its own check).
-      if (!item.live) Object.assign(item, { live: true, createdAt: Date.now(), deletedAt: undefined });
+      if (!item.live) {
+        Object.assign(item, { live: true, createdAt: Date.now() });
+        delete item.deletedAt;
+      }
       item.lastWrite = 'PUT';
       item.sent = unwrapped(body, collection);
       item.answered = representationOf(response.json, collection);

@@ -30,8 +30,9 @@ export interface ModelItem {
   live: boolean;
   /** The last write answered 2xx, for messages: `POST`, `keyed POST`, `PUT` or `DELETE`. */
   lastWrite: string;
-  /** Date.now() when it was created, or deleted. */
+  /** Date.now() when its create (or a PUT that created it again) was answered. */
   createdAt: number;
+  /** Date.now() when its DELETE was answered, while it stays deleted. */
   deletedAt?: number;
   stored?: StoredResult;
 }
