@@ -14,7 +14,7 @@ import { announcedTotal } from '../support/target.ts';
 import type { Target } from '../support/target.ts';
 import { fillTemplate } from '../support/template.ts';
 import type { ProfileCollection } from '../target/profile.ts';
-import { itemAt, judgeDelete, judgeListing, judgeOtherRead, judgeRead, judgeReplace, judgeReplay } from './model.ts';
+import { itemAt, judgeItemWrite, judgeListing, judgeOtherRead, judgeRead, judgeReplay } from './model.ts';
 import type { Broken, ModelItem, StateModel, StoredResult } from './model.ts';
 
 /** A collection the model can work on: created in, items read. */
@@ -176,7 +176,7 @@ class StateCommand implements fc.AsyncCommand<StateModel, StateWorld> {
     if (step.kind === 'replace') {
       const body = fillTemplate(collection.replace ?? {});
       const response = await send(step.instance, (t) => t.client.put(item.path, body));
-      judged(response, judgeReplace(item, response.status));
+      judged(response, judgeItemWrite(item, response.status));
       if (!succeeded(response)) return undefined;
       // A 2xx PUT to a deleted item created it again (D-STATE-MODEL: STATUS-PUT-NO-CREATE is judged by its own check).
       if (!item.live) {
@@ -189,7 +189,7 @@ class StateCommand implements fc.AsyncCommand<StateModel, StateWorld> {
       return item;
     }
     const response = await send(step.instance, (t) => t.client.delete(item.path));
-    judged(response, judgeDelete(item, response.status));
+    judged(response, judgeItemWrite(item, response.status));
     if (!succeeded(response)) return undefined;
     if (item.live) Object.assign(item, { live: false, lastWrite: 'DELETE', deletedAt: Date.now() });
     return item;
@@ -264,9 +264,9 @@ export function stateCommands(plan: StatePlan, instances: number): fc.Arbitrary<
   // A read or listing on one instance, or on every one: a failure shrinks toward the first instance.
   const indices = Array.from({ length: instances }, (_, i) => i);
   const on: fc.Arbitrary<number | 'every'> = fc.constantFrom<number | 'every'>(...indices, ...(instances > 1 ? (['every'] as const) : []));
-  // Most commands work on the sequence's first item, so a few commands meet on one item; the others pick any.
   // One read after a write, here or on the next instance (a read on every instance is a command of its own).
   const then: fc.Arbitrary<Then> = fc.constantFrom<Then>('none', 'here', ...(instances > 1 ? (['other'] as const) : []));
+  // Most commands work on the sequence's first item, so a few commands meet on one item; the others pick any.
   const pick = fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: fc.nat({ max: 7 }) });
   const steps: fc.Arbitrary<Step>[] = [
     fc.record({ kind: fc.constant('create' as const), instance, keyed: plan.keyed ? fc.boolean() : fc.constant(false), then }),

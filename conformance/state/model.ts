@@ -150,14 +150,8 @@ export function judgeOtherRead(status: number): Broken | undefined {
   return status === 403 || status === 404 ? undefined : { rule: 'AUTH-OWNER-ONLY', expected: '403 or 404: the item is another caller\'s' };
 }
 
-/** A DELETE of `item` answered `status`: a live item the server created is found (404 breaks the model). */
-export function judgeDelete(item: ModelItem, status: number): Broken | undefined {
-  if (item.live && status === 404) return { rule: 'STATE-CHANGES-SEEN', expected: `2xx: ${describeWrite(item)} and the item was not deleted` };
-  return undefined;
-}
-
-/** A PUT to `item` answered `status`: a live item is found (404 breaks the model). */
-export function judgeReplace(item: ModelItem, status: number): Broken | undefined {
+/** A PUT or DELETE of `item` answered `status`: a live item the server created is found (404 breaks the model). */
+export function judgeItemWrite(item: ModelItem, status: number): Broken | undefined {
   if (item.live && status === 404) return { rule: 'STATE-CHANGES-SEEN', expected: `2xx: ${describeWrite(item)} and the item was not deleted` };
   return undefined;
 }

@@ -23,7 +23,7 @@ import type { Spent, StateModel } from './model.ts';
 
 /** The most commands of one sequence. */
 export const SEQUENCE_STEPS = 20;
-/** The most requests of one check, across its sequences (D-STATE-MODEL): a sequence stops drawing past it. */
+/** The most requests of one check, across its sequences (D-STATE-MODEL): past it, no command is sent. */
 export const MAX_REQUESTS = 1_500;
 /** The longest the sequences of one check may run (shrinking a failure included): a slow target gets fewer of them. */
 export const TIME_BUDGET_MS = 12_000;

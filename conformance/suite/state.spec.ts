@@ -13,7 +13,7 @@ import { assertStateHolds, statePlans } from '../state/run.ts';
 /**
  * D-STATE-MODEL: the sequences of one check: the profile's property runs (`runs.properties`, HAC_RUNS), and at
  * least ten per collection the model works on, up to a hundred (more collections are sampled, and the check's
- * annotation names those covered). A sequence of a few requests costs what one case of another property does.
+ * notes in results.json name those covered). A sequence of a few requests costs what one case of another property does.
  */
 function sequencesOf(profile: TargetProfile, collections: number): number {
   return Math.max(propertyRuns(profile), Math.min(10 * collections, 100));
