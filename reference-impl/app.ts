@@ -1,46 +1,46 @@
 /**
  * The reference server's Koa application: `createApp({ config, stores, tokens })` builds it and
- * never listens. App middleware: errors → rate limit → request head checks (414/400) → the
- * @koa/router routes. The routes are registered from the route table (route-table.ts): each method
- * of each path runs route match → auth → body (@koa/bodyparser, routes that take one) →
- * idempotency (POST) → fault injection (only when enabled) → its handler; OPTIONS answers 204 with
- * `Allow` and any other method 405; a path of no route falls through to the error middleware's 404.
- * Wrappers (the variants of fixtures/broken) add middleware at the named extension points of
- * `EXTENSION_POINTS`, never by searching the chain.
+ * never listens (server.ts does). The middleware, in the order a request meets it:
+ *
+ *     errorHandler → identify → rateLimit → headCheck → routes → allowedMethods
+ *
+ * `routes` hands the request to the @koa/router of the resource module that owns its first path
+ * segment (routes/*.ts), where each route is written once:
+ *
+ *     router.post('/orders', access('orders:write'), ...json, idempotent, createOrder);
+ *
+ * `allowedMethods` answers OPTIONS and the 405 of a known path from the route table read off those
+ * routers (route-table.ts); a path of no route falls through to the error middleware's 404.
+ * Wrappers (the variants of fixtures/broken and fixtures/valid) add middleware at the named
+ * extension points of `EXTENSION_POINTS`, never by searching the chain.
  */
-import { Router } from '@koa/router';
 import Koa from 'koa';
-import { METHODS } from 'node:http';
 import type { Middleware, Next } from 'koa';
 import { compileSchemas } from '../spec/schemas.ts';
 import type { Config } from './config.ts';
 import type { AppContext, AppState, Deps } from './context.ts';
-import { authenticate } from './middleware/auth.ts';
+import { identify } from './middleware/auth.ts';
 import { errorHandler } from './middleware/errors.ts';
 import { faultInjection } from './middleware/fault-injection.ts';
-import { idempotency } from './middleware/idempotency.ts';
-import { jsonBody } from './middleware/json-body.ts';
+import { oneRoundTrip } from './middleware/one-round-trip.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
-import { answerOptions, headCheck, methodNotAllowed, routeMatched } from './middleware/route.ts';
-import { ROUTES, pathRegExp, type RouteSpec } from './route-table.ts';
-import { accountRoutes } from './routes/account.ts';
-import { authorsRoutes } from './routes/authors.ts';
-import { ordersRoutes } from './routes/orders.ts';
-import { paymentsRoutes } from './routes/payments.ts';
-import { postsRoutes } from './routes/posts.ts';
+import { roleOf } from './middleware/role.ts';
+import { allowedMethods, headCheck, routes } from './middleware/route.ts';
+import { routeTableOf } from './route-table.ts';
 import { REQUEST_SCHEMAS } from './routes/common.ts';
-import { handlersOf, type Method } from './routes/route-set.ts';
-import { usersRoutes } from './routes/users.ts';
+import { apiRouters } from './routes/index.ts';
+import type { ResourceRouter } from './routes/kit.ts';
 
 /**
  * The places in the chain where a wrapper may add middleware, outermost first:
  * - `outermost`: before the error handler; sees (and may change) the final response;
- * - `afterErrors`: errors are turned into problems; before the rate limit;
- * - `afterRoute`: the route and method are matched (`ctx.state.route`); before authentication;
- * - `afterAuth`: `ctx.state.identity` is known; before the body is read;
+ * - `afterErrors`: errors are turned into problems; before the caller is identified and rate limited;
+ * - `afterRoute`: a route matched the path and method (`ctx.params`); before its access rule;
+ * - `afterAuth`: the route's access rule passed (`ctx.state.identity`); before the body is read;
  * - `afterBody`: `ctx.state.body` is parsed; before the Idempotency-Key is claimed;
  * - `afterIdempotency`: the key is claimed; before fault injection;
- * - `beforeHandlers`: just before the route handlers.
+ * - `beforeHandlers`: just before the route's handler.
+ * The route points are in every route's chain, whether or not the route reads a body or takes a key.
  */
 export const EXTENSION_POINTS = ['outermost', 'afterErrors', 'afterRoute', 'afterAuth', 'afterBody', 'afterIdempotency', 'beforeHandlers'] as const;
 export type ExtensionPoint = (typeof EXTENSION_POINTS)[number];
@@ -56,16 +56,16 @@ export interface AppExtender {
 /** Changes the app before it is composed: adds middleware at extension points (fixtures/broken variants). */
 export type WrapApp = (app: AppExtender, deps: Deps) => void;
 
-type RouteSpecMethods = RouteSpec['methods'];
-
 export interface AppOptions extends Deps {
   /** Where 5xx errors are logged; defaults to console.error. */
   logError?: (error: unknown) => void;
   wrapApp?: WrapApp;
 }
 
+type Added = (point: ExtensionPoint) => AppMiddleware[];
+
 /** The middleware `wrapApp` adds at each extension point (none without it), in the order it added them. */
-function extensionMiddleware(wrapApp: WrapApp | undefined, deps: Deps): (point: ExtensionPoint) => AppMiddleware[] {
+function extensionMiddleware(wrapApp: WrapApp | undefined, deps: Deps): Added {
   const added = new Map<ExtensionPoint, AppMiddleware[]>();
   const extender: AppExtender = {
     use(point, middleware) {
@@ -76,6 +76,38 @@ function extensionMiddleware(wrapApp: WrapApp | undefined, deps: Deps): (point: 
   };
   wrapApp?.(extender, deps);
   return (point) => added.get(point) ?? [];
+}
+
+const ROUTE_POINTS = ['afterRoute', 'afterAuth', 'afterBody', 'afterIdempotency', 'beforeHandlers'] as const;
+
+/**
+ * Puts the route extension points (and fault injection, after the key is claimed) into every route's
+ * chain, between the pieces the route was written with (routes/kit.ts roles): its id checks, access,
+ * body, Idempotency-Key and handler. Routes stay as written when nothing is added.
+ */
+function extendRoutes(routers: readonly ResourceRouter[], at: Added, faults: AppMiddleware[]): void {
+  if (faults.length === 0 && ROUTE_POINTS.every((point) => at(point).length === 0)) return;
+  for (const router of routers) {
+    for (const layer of router.stack) {
+      const chain = layer.stack as unknown[];
+      const params = chain.filter((middleware) => (middleware as { param?: string }).param !== undefined);
+      const part = (role: string) => chain.filter((middleware) => roleOf(middleware as object) === role);
+      const handlers = chain.filter((middleware) => !params.includes(middleware) && roleOf(middleware as object) === undefined);
+      layer.stack = [
+        ...params,
+        ...at('afterRoute'),
+        ...part('access'),
+        ...at('afterAuth'),
+        ...part('body'),
+        ...at('afterBody'),
+        ...part('idempotency'),
+        ...at('afterIdempotency'),
+        ...faults,
+        ...at('beforeHandlers'),
+        ...handlers,
+      ] as typeof layer.stack;
+    }
+  }
 }
 
 /** Builds the Koa app of the reference server; it never listens (server.ts does). */
@@ -91,48 +123,19 @@ export function createApp({ config, stores, tokens, logError, wrapApp }: AppOpti
   app.on('error', (error: unknown) => log(error));
 
   const at = extensionMiddleware(wrapApp, deps);
+  const routers = apiRouters(deps);
+  extendRoutes(routers, at, config.faultInjection ? [faultInjection()] : []);
+  const table = routeTableOf(routers);
 
-  const handlers = handlersOf([usersRoutes, ordersRoutes, paymentsRoutes, accountRoutes, authorsRoutes, postsRoutes].map((routes) => routes(deps)));
-  const auth = authenticate();
-  const keyed = idempotency(config, stores);
-  const faults = config.faultInjection ? [faultInjection()] : [];
-  const router = new Router<AppState>();
-  for (const route of ROUTES) {
-    const path = pathRegExp(route);
-    const matched = routeMatched(route);
-    for (const [method, spec] of Object.entries(route.methods) as [Method, NonNullable<RouteSpecMethods[Method]>][]) {
-      const handler = handlers.get(`${method} ${route.pattern}`);
-      if (handler === undefined) throw new Error(`no handler for ${method} ${route.pattern}`);
-      const body = spec.body === undefined ? [] : jsonBody(spec.body, config.bodyLimitBytes);
-      const chain: AppMiddleware[] = [
-        matched,
-        ...at('afterRoute'),
-        auth,
-        ...at('afterAuth'),
-        ...body,
-        ...at('afterBody'),
-        ...(method === 'POST' ? [keyed] : []),
-        ...at('afterIdempotency'),
-        ...faults,
-        ...at('beforeHandlers'),
-        handler as AppMiddleware,
-      ];
-      router.register(path, [method], chain as Middleware<AppState>[], { pathAsRegExp: true });
-    }
-    router.options(path, matched as Middleware<AppState>, answerOptions());
-    // D-METHODS: 405 on the methods this path's layers do not answer (HEAD comes with GET), not `router.all`:
-    // a GET then matches its own layer only, not also a 405 layer chained behind its handler on every request.
-    const own = new Set(router.stack.filter((layer) => layer.regexp === path).flatMap((layer) => layer.methods));
-    const others = METHODS.filter((method) => !own.has(method));
-    router.register(path, others, [matched as Middleware<AppState>, methodNotAllowed()], { pathAsRegExp: true });
-  }
-
-  for (const middleware of at('outermost')) app.use(middleware as Middleware<AppState>);
-  app.use(errorHandler(config.storeUnavailableRetryAfterSeconds));
-  for (const middleware of at('afterErrors')) app.use(middleware as Middleware<AppState>);
-  app.use(rateLimit(config, tokens, stores));
-  app.use(headCheck());
-  app.use(router.routes());
+  const use = (middleware: unknown): unknown => app.use(middleware as Middleware<AppState>);
+  at('outermost').forEach(use);
+  use(errorHandler(config.storeUnavailableRetryAfterSeconds));
+  at('afterErrors').forEach(use);
+  use(identify(tokens));
+  use(rateLimit(config, stores, oneRoundTrip(table, stores)));
+  use(headCheck());
+  use(routes(routers));
+  use(allowedMethods(table));
   return app;
 }
 

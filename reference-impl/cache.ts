@@ -10,7 +10,7 @@ export const NO_STORE = 'no-store';
 /** The Cache-Control value of the response `ctx` is about to send. */
 export function cacheControlFor(ctx: AppContext): string {
   const isRead = ctx.method === 'GET' || ctx.method === 'HEAD';
-  const isPublicRoute = ctx.state.route?.method?.access === 'public';
+  const isPublicRoute = ctx.state.access === 'public';
   const success = ctx.status >= 200 && ctx.status < 300;
   const withToken = ctx.req.headers.authorization !== undefined;
   return isRead && isPublicRoute && success && !withToken ? PUBLIC_READ : NO_STORE;

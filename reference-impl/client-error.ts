@@ -12,7 +12,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { MAX_REQUEST_TARGET, uriTooLong } from './middleware/head.ts';
 import { HttpProblem, PROBLEM_CONTENT_TYPE, notFound, renderProblem } from './problem.ts';
-import { matchRoute } from './route-table.ts';
+import type { RouteTable } from './route-table.ts';
 
 type ParserError = Error & { code?: string; rawPacket?: Buffer };
 
@@ -23,14 +23,14 @@ function requestLine(raw: Buffer | undefined): { method: string; path: string } 
   return { method, path: /^\/[^?#]*/.exec(target)?.[0] ?? '/' };
 }
 
-function parserProblem(error: ParserError, method: string, path: string): HttpProblem {
+function parserProblem(error: ParserError, method: string, path: string, table: RouteTable): HttpProblem {
   if (error.code === 'HPE_HEADER_OVERFLOW') {
     const lineEnd = error.rawPacket?.indexOf('\r\n') ?? -1;
     const requestLine = lineEnd < 0 ? (error.rawPacket?.length ?? 0) : lineEnd;
     return requestLine > MAX_REQUEST_TARGET ? uriTooLong() : new HttpProblem(431);
   }
   if (error.code === 'HPE_INVALID_METHOD' && method !== '') {
-    const match = matchRoute(path, method);
+    const match = table.match(path, method);
     if (match === undefined) return notFound();
     return new HttpProblem(405, {
       detail: `The method ${method} is not allowed on this path; allowed: ${match.allow}.`,
@@ -55,15 +55,15 @@ function write(socket: Duplex, problem: HttpProblem, instance: string): void {
   else socket.destroy();
 }
 
-/** The `clientError` listener of the HTTP server: answers with a problem document and closes. */
-export function clientErrorHandler() {
+/** The `clientError` listener of the HTTP server: answers with a problem document (a known path's `Allow` from `table`) and closes. */
+export function clientErrorHandler(table: RouteTable) {
   return (error: ParserError, socket: Duplex): void => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
     const { method, path } = requestLine(error.rawPacket);
-    write(socket, parserProblem(error, method, path), path);
+    write(socket, parserProblem(error, method, path, table), path);
   };
 }
 

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import schema from './config.schema.json' with { type: 'json' };
-import { ALL_PERMISSIONS, type Permission } from './route-table.ts';
+import { ALL_PERMISSIONS, type Permission } from './permissions.ts';
 
 export interface TokenConfig {
   token: string;

@@ -4,13 +4,14 @@
  */
 import type { ParameterizedContext } from 'koa';
 import type { Config } from './config.ts';
-import type { RouteMatch } from './route-table.ts';
-import type { RateLimitPolicy, ResourceKind, StoredResource, Stores } from './stores/types.ts';
+import type { Access } from './permissions.ts';
+import type { Stores } from './stores/types.ts';
 import type { Identity, Principal, TokenRegistry } from './tokens.ts';
 
 export interface AppState {
   identity: Identity;
-  route?: RouteMatch;
+  /** The access rule of the route that matched, once its `access` middleware ran (D-AUTH; D-CACHE reads it). */
+  access?: Access;
   /** The raw request body (POST/PUT) as @koa/bodyparser read it, for the idempotency fingerprint. */
   rawBody?: string;
   /** The parsed JSON body; undefined when none was sent. */
@@ -20,13 +21,6 @@ export interface AppState {
    * created by the request carry it, so a retry whose result was never recorded finds them.
    */
   idempotencyMarker?: string;
-  /** The resource the route reads, fetched with the rate-limit token (middleware/rate-limit.ts). */
-  readAlong?: { kind: ResourceKind; id: number; resource: StoredResource | undefined };
-  /**
-   * A keyed POST's rate-limit token, taken with its Idempotency-Key claim (middleware/idempotency.ts)
-   * or, when no claim is made, after the request (middleware/rate-limit.ts); `taken` once it is.
-   */
-  deferredTake?: { key: string; policy: RateLimitPolicy; taken: boolean };
   /** The claimed Idempotency-Key; `completed` once a route recorded the result with its work. */
   idempotency?: { key: string; fingerprint: string; ttlSeconds: number; completed: boolean };
 }

@@ -13,6 +13,7 @@ import { createApp, type WrapApp } from './app.ts';
 import { clientErrorHandler, connectHandler } from './client-error.ts';
 import type { Config } from './config.ts';
 import type { Deps } from './context.ts';
+import { apiRouteTable } from './routes/index.ts';
 import { seedUsersAtStartup } from './seed.ts';
 import type { Stores } from './stores/types.ts';
 import { createTokenRegistry } from './tokens.ts';
@@ -51,7 +52,7 @@ export async function startServer({ config, stores: given, logError, wrapApp }: 
   const deps: Deps = { config, stores, tokens: createTokenRegistry(config.tokens) };
   const app = createApp({ ...deps, ...(logError ? { logError } : {}), ...(wrapApp ? { wrapApp } : {}) });
   const server = createServer(SERVER_OPTIONS, app.callback());
-  server.on('clientError', clientErrorHandler());
+  server.on('clientError', clientErrorHandler(apiRouteTable()));
   server.on('connect', connectHandler());
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   let stopping = false;

@@ -4,7 +4,7 @@
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { TokenConfig } from './config.ts';
-import type { Permission } from './route-table.ts';
+import type { Permission } from './permissions.ts';
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 

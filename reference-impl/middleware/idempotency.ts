@@ -2,8 +2,8 @@
  * Idempotency-Key on every POST (spec/decisions.md D-IDEMPOTENCY,
  * draft-ietf-httpapi-idempotency-key-header): the key is claimed atomically before the work,
  * the result (status < 500) is stored and replayed, a different payload is 422, a request still
- * running is 409. The claim goes to the store together with the request's rate-limit token (one
- * round trip, stores/sequences.ts); a route that creates may record the result with its work
+ * running is 409. The claim goes to the store together with the request's rate-limit token
+ * (middleware/one-round-trip.ts); a route that creates may record the result with its work
  * (`ctx.state.idempotency.completed`), else it is recorded here after the route.
  */
 import { hash } from 'node:crypto';
@@ -12,8 +12,8 @@ import type { Config } from '../config.ts';
 import type { AppContext } from '../context.ts';
 import { HttpProblem, renderProblem, toHttpProblem } from '../problem.ts';
 import { creationMarker, replayNamesItsWork } from '../stores/replay-check.ts';
-import type { IdempotencyClaim, StoredResponse, Stores } from '../stores/types.ts';
-import { admit } from './rate-limit.ts';
+import type { StoredResponse, Stores } from '../stores/types.ts';
+import { claimWithToken } from './one-round-trip.ts';
 
 const KEY_SYNTAX = /^[\x21-\x7e]{1,255}$/;
 
@@ -100,7 +100,7 @@ function storedProblem(problem: HttpProblem, path: string): StoredResponse {
   return { status: rendered.status, headers: { 'content-type': 'application/problem+json' }, body: rendered.body };
 }
 
-/** The idempotency middleware; runs after authentication and body parsing. */
+/** The idempotency middleware of a POST route (routes/kit.ts `idempotent`); runs after its access and body. */
 export function idempotency(config: Config, stores: Stores) {
   const store = stores.idempotency;
   const { ttlSeconds, lockSeconds } = config.idempotency;
@@ -111,24 +111,15 @@ export function idempotency(config: Config, stores: Stores) {
   };
 
   /**
-   * One keyed POST: claims the key (with the request's deferred rate-limit take, when there is one),
+   * One keyed POST: claims the key (with the request's rate-limit token, when it waits for the claim),
    * then replays a completed result, refuses a reused or in-flight key, or runs the route and records
    * its result (a 5xx frees the claim instead: IDEMPOTENCY-5XX-NOT-STORED).
    */
   async function keyed(ctx: AppContext, next: Next, header: string | string[]): Promise<void> {
     const key = recordKey(ctx, header);
     const fingerprint = fingerprintOf(ctx.method, ctx.path, ctx.state.rawBody ?? '');
-    let claim: IdempotencyClaim;
-    const pending = ctx.state.deferredTake;
-    if (pending !== undefined && !pending.taken) {
-      pending.taken = true;
-      const taken = await stores.takeAndClaim(pending.key, pending.policy, { key, fingerprint, lockSeconds });
-      const answer = admit(ctx, taken.decision);
-      if (answer === false || (answer !== true && !(await answer)) || taken.claim === undefined) return;
-      claim = taken.claim;
-    } else {
-      claim = await store.claim(key, fingerprint, lockSeconds);
-    }
+    const claim = await claimWithToken(ctx, stores, { key, fingerprint, lockSeconds });
+    if (claim === undefined) return;
     if (claim.state === 'completed') {
       if (!(await replayNamesItsWork(stores.resources, creationMarker(key, fingerprint), claim.response))) throw resultGone();
       return replay(ctx, claim.response);

@@ -11,8 +11,10 @@ import type { IncomingMessage } from 'node:http';
 import { bodyParser } from '@koa/bodyparser';
 import type { Next } from 'koa';
 import type { AppContext } from '../context.ts';
-import type { BodyKind } from '../route-table.ts';
 import { HttpProblem, validationProblem } from '../problem.ts';
+
+/** `json`: a JSON object body is required; `empty`: no body, an empty body or `{}` (actions). */
+export type BodyKind = 'json' | 'empty';
 
 const JSON_MEDIA_TYPE = /^application\/(?:[a-z0-9!#$&^_.+-]+\+)?json$/i;
 
@@ -130,7 +132,7 @@ function checkedBody(kind: BodyKind) {
   };
 }
 
-/** The body middleware of a route whose body is of `kind` (route-table.ts), at most `limit` bytes. */
+/** The body middleware of a route whose body is of `kind` (routes/kit.ts `json`, `emptyBody`), at most `limit` bytes. */
 export function jsonBody(kind: BodyKind, limit: number): ((ctx: AppContext, next: Next) => Promise<void>)[] {
   const parse = bodyParser({
     enableTypes: ['json'],

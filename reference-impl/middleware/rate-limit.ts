@@ -2,9 +2,8 @@
  * Rate limiting of every request (spec/decisions.md D-RATE-LIMIT): one bucket per caller (the
  * known token, else the client address) with the caller's plan; RateLimit-* headers on every
  * response, 429 `rate-limited` with Retry-After when the bucket is empty. Every request takes its
- * one token before any work, in as few store round trips as possible (stores/sequences.ts): with
- * the resource a GET reads (route-table `reads`), or, for a keyed POST, with its Idempotency-Key
- * claim (middleware/idempotency.ts).
+ * one token before any work; a `CombinedTake` (middleware/one-round-trip.ts) may take it together
+ * with the store work the request does anyway.
  */
 import type { Next } from 'koa';
 import type { Config } from '../config.ts';
@@ -12,11 +11,7 @@ import type { AppContext } from '../context.ts';
 import type { Identity } from '../tokens.ts';
 import type { ProblemSpec } from '../problem.ts';
 import { respondWithProblem } from './errors.ts';
-import { duplicatedSingleton } from './head.ts';
-import { matchRoute } from '../route-table.ts';
 import type { RateLimitDecision, RateLimitPolicy, Stores } from '../stores/types.ts';
-import { INVALID_IDENTITY } from '../tokens.ts';
-import type { TokenRegistry } from '../tokens.ts';
 
 /** The bucket key and policy of a caller: `token:<sha256>` for a known token, else `ip:<address>`. */
 export function bucketFor(
@@ -77,58 +72,24 @@ export function admit(ctx: AppContext, decision: RateLimitDecision): boolean | P
   return true;
 }
 
-/** Identifies the caller (`ctx.state.identity`) and takes one token before any work runs. */
-export function rateLimit(config: Config, tokens: TokenRegistry, stores: Stores) {
-  // Not itself async: the keyed POST's promise is returned as it is, not wrapped in another one.
+/**
+ * A way to take a request's token together with the store work the request will do anyway, in one round
+ * trip (middleware/one-round-trip.ts): the promise of the request when it took the token its own way,
+ * undefined when the plain take applies.
+ */
+export type CombinedTake = (ctx: AppContext, next: Next, key: string, policy: RateLimitPolicy) => Promise<void> | undefined;
+
+/** Takes one token of the caller's bucket (`ctx.state.identity`, set by `identify`) before any work runs. */
+export function rateLimit(config: Config, stores: Stores, combined?: CombinedTake) {
   return function rateLimitMiddleware(ctx: AppContext, next: Next): Promise<void> {
-    const authorization = ctx.req.headers.authorization;
-    ctx.state.identity =
-      authorization !== undefined && duplicatedSingleton(ctx.req) === 'authorization' ? INVALID_IDENTITY : tokens.identify(authorization);
     const address = ctx.state.identity.kind === 'token' ? '' : ctx.ip || ctx.req.socket.remoteAddress || 'unknown';
     const { key, policy } = bucketFor(ctx.state.identity, address, config);
-    if (ctx.method === 'POST' && ctx.req.headers['idempotency-key'] !== undefined) return deferred(ctx, next, key, policy);
-    return limited(ctx, next, key, policy);
+    return combined?.(ctx, next, key, policy) ?? limited(ctx, next, key, policy);
   };
 
-  /** Every request but a keyed POST: one token (with the item a GET reads), then the rest of the chain. */
   async function limited(ctx: AppContext, next: Next, key: string, policy: RateLimitPolicy): Promise<void> {
-    const match = ctx.method === 'GET' || ctx.method === 'HEAD' ? matchRoute(ctx.path, ctx.method) : undefined;
-    const reads = match?.method?.reads;
-    const id = reads === undefined ? NaN : Number(match?.params.id);
-    if (match === undefined || reads === undefined || !Number.isSafeInteger(id)) {
-      const answer = admit(ctx, await stores.rateLimits.take(key, policy));
-      if (answer === false || (answer !== true && !(await answer))) return;
-      return next();
-    }
-    ctx.state.route = match;
-    const { decision, resource } = await stores.takeAndGet(key, policy, { kind: reads, id });
-    ctx.state.readAlong = { kind: reads, id, resource };
-    const answer = admit(ctx, decision);
+    const answer = admit(ctx, await stores.rateLimits.take(key, policy));
     if (answer === false || (answer !== true && !(await answer))) return;
     return next();
-  }
-
-  /**
-   * A keyed POST: the idempotency middleware takes the token together with the claim. When the
-   * request ends before that (404, 401, 400, …: nothing was done), the token is taken now and a
-   * rejection replaces the answer with the 429 that rate limiting first would have given.
-   */
-  async function deferred(ctx: AppContext, next: Next, key: string, policy: RateLimitPolicy): Promise<void> {
-    const pending = { key, policy, taken: false };
-    ctx.state.deferredTake = pending;
-    try {
-      await next();
-    } catch (error) {
-      if (!pending.taken) {
-        pending.taken = true;
-        const answer = admit(ctx, await stores.rateLimits.take(key, policy));
-        if (answer === false || (answer !== true && !(await answer))) return;
-      }
-      throw error;
-    }
-    if (!pending.taken) {
-      pending.taken = true;
-      await admit(ctx, await stores.rateLimits.take(key, policy));
-    }
   }
 }

@@ -1,15 +1,16 @@
 /**
- * What the @koa/router routes of app.ts add to the router's own matching (spec/decisions.md
- * D-METHODS, D-PATHS): the route-table entry of the match in `ctx.state.route`, OPTIONS answered
- * 204 with the table's `Allow` (public like a CORS preflight, but a token that is sent is checked,
- * D-AUTH, and the item's existence is not looked up), and a 405 problem with the exact `Allow` for
- * any other method on a known path. An unknown path matches no route: the error middleware answers 404.
+ * Routing around the resource routers (spec/decisions.md D-PATHS, D-METHODS): `routes` hands a
+ * request to the one router that owns its first path segment (one Map lookup, then that router's
+ * few paths), and `allowedMethods` is @koa/router's `allowedMethods` answering in problem documents:
+ * OPTIONS on a known path is 204 with `Allow` (public like a CORS preflight, but a token that is sent
+ * is checked, D-AUTH), any other method the path does not answer is a 405 problem with the exact
+ * `Allow`. A path of no route falls through to the error middleware's 404.
  */
-import type { RouterContext } from '@koa/router';
-import type { Next } from 'koa';
-import type { AppContext } from '../context.ts';
+import type { Router } from '@koa/router';
+import type { Middleware, Next } from 'koa';
+import type { AppContext, AppState } from '../context.ts';
 import { HttpProblem } from '../problem.ts';
-import { describeMatch, type RouteSpec } from '../route-table.ts';
+import type { RouteTable } from '../route-table.ts';
 import { invalidTokenProblem } from './auth.ts';
 import { checkHead } from './head.ts';
 
@@ -21,35 +22,50 @@ export function headCheck() {
   };
 }
 
-/** Puts the route-table match of `route` into `ctx.state.route` (the path parameters from the router's captures). */
-export function routeMatched(route: RouteSpec) {
-  return function routeMatchedMiddleware(ctx: AppContext, next: Next): Promise<void> {
-    // The rate limiter has matched a GET already from the same table (D-PATHS; to read its item along with the
-    // token, D-RATE-LIMIT): kept, not described again.
-    if (ctx.state.route?.route !== route) {
-      const captures = (ctx as unknown as RouterContext).captures ?? [];
-      ctx.state.route = describeMatch(route, captures, ctx.method);
+function firstSegment(path: string): string {
+  const end = path.indexOf('/', 1);
+  return end < 0 ? path.slice(1) : path.slice(1, end);
+}
+
+/**
+ * The routes of `routers`, each router owning the first path segments of its paths (`users`, or
+ * `payments` and `transfers`): a request is matched by the one router of its segment, not by every
+ * path of the API.
+ */
+export function routes(routers: readonly Router<AppState>[]): Middleware<AppState> {
+  const bySegment = new Map<string, Middleware<AppState>>();
+  for (const router of routers) {
+    const middleware = router.routes() as unknown as Middleware<AppState>;
+    for (const layer of router.stack) {
+      const segment = firstSegment(String(layer.path));
+      const owner = bySegment.get(segment);
+      if (owner !== undefined && owner !== middleware) throw new Error(`two routers serve /${segment}: one resource module per first path segment`);
+      bySegment.set(segment, middleware);
+    }
+  }
+  return function routesMiddleware(ctx, next) {
+    const router = ctx.path.charCodeAt(0) === 47 ? bySegment.get(firstSegment(ctx.path)) : undefined;
+    return router === undefined ? next() : router(ctx, next);
+  };
+}
+
+/** OPTIONS (204 with `Allow`) and 405 (a problem with `Allow`) on the known paths of `table` (D-METHODS). */
+export function allowedMethods(table: RouteTable) {
+  return function allowedMethodsMiddleware(ctx: AppContext, next: Next): Promise<void> | void {
+    const match = table.match(ctx.path, ctx.method);
+    if (match === undefined) return next();
+    if (ctx.method === 'OPTIONS') {
+      if (ctx.state.identity.kind === 'invalid') throw invalidTokenProblem();
+      ctx.set('Allow', match.allow);
+      ctx.status = 204;
+      return;
+    }
+    if (match.method === undefined) {
+      throw new HttpProblem(405, {
+        detail: `The method ${ctx.method} is not allowed on this path; allowed: ${match.allow}.`,
+        headers: { Allow: match.allow },
+      });
     }
     return next();
-  };
-}
-
-/** OPTIONS on a known path: 204 with `Allow` (D-METHODS). */
-export function answerOptions() {
-  return function optionsMiddleware(ctx: AppContext): void {
-    if (ctx.state.identity.kind === 'invalid') throw invalidTokenProblem();
-    ctx.set('Allow', ctx.state.route?.allow ?? '');
-    ctx.status = 204;
-  };
-}
-
-/** Any method the table does not name for a known path: 405 with `Allow` (D-METHODS). */
-export function methodNotAllowed() {
-  return function methodNotAllowedMiddleware(ctx: AppContext): void {
-    const allow = ctx.state.route?.allow ?? '';
-    throw new HttpProblem(405, {
-      detail: `The method ${ctx.method} is not allowed on this path; allowed: ${allow}.`,
-      headers: { Allow: allow },
-    });
   };
 }

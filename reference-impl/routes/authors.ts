@@ -1,11 +1,11 @@
 /** Authors (spec/decisions.md D-PATHS, D-FIELDS): public reads, create and delete with `posts:write`. */
-import { RouteSet } from './route-set.ts';
-import type { Deps } from '../context.ts';
+import type { AppContext, Deps } from '../context.ts';
 import { notFound } from '../problem.ts';
 import { applyQuery, pageDocument, parseCollectionQuery } from '../query.ts';
 import { authorRepresentation } from '../representations.ts';
 import type { StoredResource } from '../stores/types.ts';
-import { created, createdEarlier, getOr404, idParam, now, stamp, validBody } from './common.ts';
+import { created, createdEarlier, getOr404, now, stamp, validBody } from './common.ts';
+import { type ResourceRouter, type RouteKit, idParam, resourceRouter } from './kit.ts';
 
 const AUTHOR_QUERY = { sortable: ['id', 'name'], filters: {} } as const;
 
@@ -15,21 +15,21 @@ interface AuthorRequest {
 }
 
 /** The authors router. */
-export function authorsRoutes({ stores }: Deps): RouteSet {
-  const router = new RouteSet();
+export function authorsRouter({ stores }: Deps, { access, json, idempotent }: RouteKit): ResourceRouter {
+  const router = resourceRouter();
   const resources = stores.resources;
 
-  router.get('/authors', async (ctx) => {
+  router.get('/authors', access('public'), async (ctx: AppContext) => {
     const query = parseCollectionQuery(ctx.query, AUTHOR_QUERY);
     const { page, total } = applyQuery(await resources.list('authors'), query);
     ctx.body = pageDocument(ctx.path, query, page.map(authorRepresentation), total);
   });
 
-  router.get('/authors/{id}', async (ctx) => {
+  router.get('/authors/:id', access('public'), async (ctx: AppContext) => {
     ctx.body = authorRepresentation(await getOr404(resources, 'authors', idParam(ctx), ctx));
   });
 
-  router.post('/authors', async (ctx) => {
+  router.post('/authors', access('posts:write'), ...json, idempotent, async (ctx: AppContext) => {
     const request = validBody<AuthorRequest>(ctx, 'author-request');
     const earlier = await createdEarlier(ctx, resources, 'authors');
     if (earlier) return created(ctx, `/authors/${earlier.id}`, authorRepresentation(earlier));
@@ -43,7 +43,7 @@ export function authorsRoutes({ stores }: Deps): RouteSet {
     created(ctx, `/authors/${author.id}`, authorRepresentation(author));
   });
 
-  router.delete('/authors/{id}', async (ctx) => {
+  router.delete('/authors/:id', access('posts:write'), async (ctx: AppContext) => {
     if (!(await resources.delete('authors', idParam(ctx)))) throw notFound();
     ctx.status = 204;
   });

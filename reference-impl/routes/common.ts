@@ -1,9 +1,10 @@
 /**
- * Helpers shared by the route modules: body validation against the spec's request schemas,
- * id parameters, owner-only lookups and timestamps.
+ * Helpers shared by the route handlers: body validation against the spec's request schemas,
+ * owner-only lookups and timestamps.
  */
 import { validationErrors } from '../../spec/schemas.ts';
 import type { AppContext } from '../context.ts';
+import { itemReadAlong } from '../middleware/one-round-trip.ts';
 import { type FieldError, notFound, validationProblem } from '../problem.ts';
 import { CREATED_BY } from '../stores/types.ts';
 import type { ResourceKind, ResourceStore, StoredResource, StoredResponse } from '../stores/types.ts';
@@ -42,17 +43,10 @@ export function validBody<T>(ctx: AppContext, name: RequestSchema, extra: FieldE
   return body as T;
 }
 
-/** The integer value of a path parameter already checked by the route table (D-IDS). */
-export function idParam(ctx: AppContext, name = 'id'): number {
-  const value = Number(ctx.state.route?.params[name]);
-  if (!Number.isSafeInteger(value) || value < 1) throw notFound();
-  return value;
-}
-
-/** The resource: the one read with the rate-limit token when it is this one (route-table `reads`), else from the store. */
+/** The resource: the one read with the rate-limit token when it is this one (middleware/one-round-trip.ts), else from the store. */
 function read(store: ResourceStore, kind: ResourceKind, id: number, ctx?: AppContext): Promise<StoredResource | undefined> | StoredResource | undefined {
-  const along = ctx?.state.readAlong;
-  return along !== undefined && along.kind === kind && along.id === id ? along.resource : store.get(kind, id);
+  const along = ctx === undefined ? undefined : itemReadAlong(ctx, kind, id);
+  return along === undefined ? store.get(kind, id) : along.resource;
 }
 
 /** The resource or 404 (`ctx`: use the resource read with the rate-limit token). */

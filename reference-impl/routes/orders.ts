@@ -3,14 +3,14 @@
  * transitions `cancel` and `pay` (which creates a payment and its transfer), 409
  * `illegal-transition` when the order is not pending.
  */
-import { RouteSet } from './route-set.ts';
-import type { Deps } from '../context.ts';
+import type { AppContext, Deps } from '../context.ts';
 import { principalOf } from '../context.ts';
 import { HttpProblem, notFound } from '../problem.ts';
 import { applyQuery, pageDocument, parseCollectionQuery } from '../query.ts';
 import { orderRepresentation } from '../representations.ts';
 import type { ResourceStore, StoredResource } from '../stores/types.ts';
-import { created, createdEarlier, getOwnedOr404, idParam, now, stamp, validBody } from './common.ts';
+import { created, createdEarlier, getOwnedOr404, now, stamp, validBody } from './common.ts';
+import { type ResourceRouter, type RouteKit, idParam, resourceRouter } from './kit.ts';
 import { createPayment } from './payments.ts';
 
 export const ORDER_QUERY = {
@@ -65,11 +65,11 @@ async function transition(
 }
 
 /** The orders router. */
-export function ordersRoutes({ stores }: Deps): RouteSet {
-  const router = new RouteSet();
+export function ordersRouter({ stores }: Deps, { access, json, emptyBody, idempotent }: RouteKit): ResourceRouter {
+  const router = resourceRouter();
   const resources = stores.resources;
 
-  router.get('/orders', async (ctx) => {
+  router.get('/orders', access('orders:read'), async (ctx: AppContext) => {
     const { userId } = principalOf(ctx);
     const query = parseCollectionQuery(ctx.query, ORDER_QUERY);
     const own = (await resources.list('orders')).filter((order) => order.userId === userId);
@@ -77,7 +77,7 @@ export function ordersRoutes({ stores }: Deps): RouteSet {
     ctx.body = pageDocument(ctx.path, query, page.map(orderRepresentation), total);
   });
 
-  router.post('/orders', async (ctx) => {
+  router.post('/orders', access('orders:write'), ...json, idempotent, async (ctx: AppContext) => {
     const request = validBody<OrderRequest>(ctx, 'order-request');
     const earlier = await createdEarlier(ctx, resources, 'orders');
     if (earlier) return created(ctx, `/orders/${earlier.id}`, orderRepresentation(earlier));
@@ -95,11 +95,11 @@ export function ordersRoutes({ stores }: Deps): RouteSet {
     created(ctx, `/orders/${order.id}`, orderRepresentation(order));
   });
 
-  router.get('/orders/{id}', async (ctx) => {
+  router.get('/orders/:id', access('orders:read'), async (ctx: AppContext) => {
     ctx.body = orderRepresentation(await getOwnedOr404(resources, 'orders', idParam(ctx), principalOf(ctx).userId, ctx));
   });
 
-  router.post('/orders/{id}/cancel', async (ctx) => {
+  router.post('/orders/:id/cancel', access('orders:write'), ...emptyBody, idempotent, async (ctx: AppContext) => {
     const order = await transition(resources, idParam(ctx), principalOf(ctx).userId, 'cancel', (current) => ({
       ...current,
       status: 'cancelled',
@@ -108,7 +108,7 @@ export function ordersRoutes({ stores }: Deps): RouteSet {
     ctx.body = orderRepresentation(order);
   });
 
-  router.post('/orders/{id}/payment', async (ctx) => {
+  router.post('/orders/:id/payment', access('payments:write'), ...emptyBody, idempotent, async (ctx: AppContext) => {
     const id = idParam(ctx);
     const { userId } = principalOf(ctx);
     await getOwnedOr404(resources, 'orders', id, userId);

@@ -2,14 +2,14 @@
  * Payments and transfers (spec/decisions.md D-FIELDS): `POST /payments` creates a payment and
  * the transfer it produces; both are readable only by their owner (D-AUTH).
  */
-import { RouteSet } from './route-set.ts';
-import type { Deps } from '../context.ts';
+import type { AppContext, Deps } from '../context.ts';
 import { principalOf } from '../context.ts';
 import { getSchema } from '../../spec/schemas.ts';
 import { type CollectionQuerySpec, applyQuery, pageDocument, parseCollectionQuery } from '../query.ts';
 import { paymentRepresentation, transferRepresentation } from '../representations.ts';
 import type { ResourceStore, StoredResource } from '../stores/types.ts';
-import { CREATED_BY, created, createdResponse, getOwnedOr404, idParam, now, validBody } from './common.ts';
+import { CREATED_BY, created, createdResponse, getOwnedOr404, now, validBody } from './common.ts';
+import { type ResourceRouter, type RouteKit, idParam, resourceRouter } from './kit.ts';
 
 /** D-QUERY: `currency` is filtered by the currency list of the schema, so `currency=AAA` is 400. */
 const CURRENCIES = getSchema('currency').enum as readonly string[];
@@ -70,25 +70,25 @@ export async function createPayment(store: ResourceStore, input: NewPayment): Pr
 }
 
 /** The payments and transfers router. */
-export function paymentsRoutes({ stores }: Deps): RouteSet {
-  const router = new RouteSet();
+export function paymentsRouter({ stores }: Deps, { access, json, idempotent }: RouteKit): ResourceRouter {
+  const router = resourceRouter();
   const resources = stores.resources;
 
   for (const kind of ['payments', 'transfers'] as const) {
     const represent = kind === 'payments' ? paymentRepresentation : transferRepresentation;
-    router.get(`/${kind}`, async (ctx) => {
+    router.get(`/${kind}`, access('payments:read'), async (ctx: AppContext) => {
       const { userId } = principalOf(ctx);
       const query = parseCollectionQuery(ctx.query, MONEY_QUERY);
       const own = (await resources.list(kind)).filter((item) => item.userId === userId);
       const { page, total } = applyQuery(own, query);
       ctx.body = pageDocument(ctx.path, query, page.map(represent), total);
     });
-    router.get(`/${kind}/{id}`, async (ctx) => {
+    router.get(`/${kind}/:id`, access('payments:read'), async (ctx: AppContext) => {
       ctx.body = represent(await getOwnedOr404(resources, kind, idParam(ctx), principalOf(ctx).userId, ctx));
     });
   }
 
-  router.post('/payments', async (ctx) => {
+  router.post('/payments', access('payments:write'), ...json, idempotent, async (ctx: AppContext) => {
     const request = validBody<PaymentRequest>(ctx, 'payment-request');
     const marker = ctx.state.idempotencyMarker;
     const held = ctx.state.idempotency;

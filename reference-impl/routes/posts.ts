@@ -2,13 +2,13 @@
  * Posts and their nested comments (spec/decisions.md D-PATHS, D-FIELDS): public reads, writes
  * with `posts:write`; a post names an existing author (else 422), a comment belongs to its post.
  */
-import { RouteSet } from './route-set.ts';
-import type { Deps } from '../context.ts';
+import type { AppContext, Deps } from '../context.ts';
 import { notFound } from '../problem.ts';
 import { applyQuery, pageDocument, parseCollectionQuery } from '../query.ts';
 import { commentRepresentation, postRepresentation } from '../representations.ts';
 import type { ResourceStore, StoredResource } from '../stores/types.ts';
-import { created, createdEarlier, getOr404, idParam, now, stamp, validBody } from './common.ts';
+import { created, createdEarlier, getOr404, now, stamp, validBody } from './common.ts';
+import { type ResourceRouter, type RouteKit, idParam, resourceRouter } from './kit.ts';
 
 const POST_QUERY = { sortable: ['id', 'title', 'createdAt'], filters: { authorId: 'integer' } } as const;
 const COMMENT_QUERY = { sortable: ['id', 'createdAt'], filters: {} } as const;
@@ -35,8 +35,8 @@ async function commentOf(store: ResourceStore, postId: number, commentId: number
  * The comments of a post, nested under it (D-PATHS): every comment route answers 404 unless the post
  * exists, and a comment is found only under its own post.
  */
-function addCommentRoutes(router: RouteSet, resources: ResourceStore): void {
-  router.get('/posts/{id}/comments', async (ctx) => {
+function addCommentRoutes(router: ResourceRouter, resources: ResourceStore, { access, json, idempotent }: RouteKit): void {
+  router.get('/posts/:id/comments', access('public'), async (ctx: AppContext) => {
     const postId = idParam(ctx);
     await getOr404(resources, 'posts', postId);
     const query = parseCollectionQuery(ctx.query, COMMENT_QUERY);
@@ -45,7 +45,7 @@ function addCommentRoutes(router: RouteSet, resources: ResourceStore): void {
     ctx.body = pageDocument(ctx.path, query, page.map(commentRepresentation), total);
   });
 
-  router.post('/posts/{id}/comments', async (ctx) => {
+  router.post('/posts/:id/comments', access('posts:write'), ...json, idempotent, async (ctx: AppContext) => {
     const postId = idParam(ctx);
     await getOr404(resources, 'posts', postId);
     const request = validBody<CommentRequest>(ctx, 'comment-request');
@@ -62,11 +62,11 @@ function addCommentRoutes(router: RouteSet, resources: ResourceStore): void {
     created(ctx, `/posts/${postId}/comments/${comment.id}`, commentRepresentation(comment));
   });
 
-  router.get('/posts/{id}/comments/{commentId}', async (ctx) => {
+  router.get('/posts/:id/comments/:commentId', access('public'), async (ctx: AppContext) => {
     ctx.body = commentRepresentation(await commentOf(resources, idParam(ctx), idParam(ctx, 'commentId')));
   });
 
-  router.delete('/posts/{id}/comments/{commentId}', async (ctx) => {
+  router.delete('/posts/:id/comments/:commentId', access('posts:write'), async (ctx: AppContext) => {
     const comment = await commentOf(resources, idParam(ctx), idParam(ctx, 'commentId'));
     if (!(await resources.delete('comments', comment.id))) throw notFound();
     ctx.status = 204;
@@ -74,21 +74,22 @@ function addCommentRoutes(router: RouteSet, resources: ResourceStore): void {
 }
 
 /** The posts and comments router (the comments' routes: addCommentRoutes). */
-export function postsRoutes({ stores }: Deps): RouteSet {
-  const router = new RouteSet();
+export function postsRouter({ stores }: Deps, kit: RouteKit): ResourceRouter {
+  const { access, json, idempotent } = kit;
+  const router = resourceRouter();
   const resources = stores.resources;
 
-  router.get('/posts', async (ctx) => {
+  router.get('/posts', access('public'), async (ctx: AppContext) => {
     const query = parseCollectionQuery(ctx.query, POST_QUERY);
     const { page, total } = applyQuery(await resources.list('posts'), query);
     ctx.body = pageDocument(ctx.path, query, page.map(postRepresentation), total);
   });
 
-  router.get('/posts/{id}', async (ctx) => {
+  router.get('/posts/:id', access('public'), async (ctx: AppContext) => {
     ctx.body = postRepresentation(await getOr404(resources, 'posts', idParam(ctx), ctx));
   });
 
-  router.post('/posts', async (ctx) => {
+  router.post('/posts', access('posts:write'), ...json, idempotent, async (ctx: AppContext) => {
     const body = ctx.state.body as Record<string, unknown> | undefined;
     const authorId = body?.authorId;
     const missingAuthor =
@@ -109,7 +110,7 @@ export function postsRoutes({ stores }: Deps): RouteSet {
     created(ctx, `/posts/${post.id}`, postRepresentation(post));
   });
 
-  router.delete('/posts/{id}', async (ctx) => {
+  router.delete('/posts/:id', access('posts:write'), async (ctx: AppContext) => {
     const id = idParam(ctx);
     if (!(await resources.delete('posts', id))) throw notFound();
     const comments = (await resources.list('comments')).filter((comment) => comment.postId === id);
@@ -117,6 +118,6 @@ export function postsRoutes({ stores }: Deps): RouteSet {
     ctx.status = 204;
   });
 
-  addCommentRoutes(router, resources);
+  addCommentRoutes(router, resources, kit);
   return router;
 }

@@ -2,14 +2,14 @@
  * Users (spec/decisions.md D-PATHS, D-FIELDS, D-CONCURRENCY): public list and item reads, create,
  * replace with optional version check, delete, and the owner-only `/users/{id}/orders`.
  */
-import { RouteSet } from './route-set.ts';
-import type { Deps } from '../context.ts';
+import type { AppContext, Deps } from '../context.ts';
 import { principalOf } from '../context.ts';
 import { HttpProblem, notFound } from '../problem.ts';
 import { applyQuery, pageDocument, parseCollectionQuery } from '../query.ts';
 import { orderRepresentation, userRepresentation } from '../representations.ts';
 import { type ResourceStore, type StoredResource, type Stores, StoreUnavailableError } from '../stores/types.ts';
-import { created, createdEarlier, getOr404, idParam, now, stamp, validBody } from './common.ts';
+import { created, createdEarlier, getOr404, now, stamp, validBody } from './common.ts';
+import { type ResourceRouter, type RouteKit, idParam, resourceRouter } from './kit.ts';
 import { ORDER_QUERY } from './orders.ts';
 
 interface UserRequest {
@@ -66,22 +66,22 @@ async function withEmailLock<T>(stores: Stores, lockSeconds: number, email: stri
 }
 
 /** The users router. */
-export function usersRoutes({ stores, config }: Deps): RouteSet {
-  const router = new RouteSet();
+export function usersRouter({ stores, config }: Deps, { access, json, idempotent }: RouteKit): ResourceRouter {
+  const router = resourceRouter();
   const resources = stores.resources;
   const lockSeconds = config.idempotency.lockSeconds;
 
-  router.get('/users', async (ctx) => {
+  router.get('/users', access('public'), async (ctx: AppContext) => {
     const query = parseCollectionQuery(ctx.query, USER_QUERY);
     const { page, total } = applyQuery(await resources.list('users'), query);
     ctx.body = pageDocument(ctx.path, query, page.map(userRepresentation), total);
   });
 
-  router.get('/users/{id}', async (ctx) => {
+  router.get('/users/:id', access('public'), async (ctx: AppContext) => {
     ctx.body = userRepresentation(await getOr404(resources, 'users', idParam(ctx), ctx));
   });
 
-  router.post('/users', async (ctx) => {
+  router.post('/users', access('users:write'), ...json, idempotent, async (ctx: AppContext) => {
     // `version` is not a member of user-request: a create has no version to match (D-CONCURRENCY).
     const request = validBody<UserRequest>(ctx, 'user-request');
     const earlier = await createdEarlier(ctx, resources, 'users');
@@ -101,7 +101,7 @@ export function usersRoutes({ stores, config }: Deps): RouteSet {
     created(ctx, `/users/${user.id}`, userRepresentation(user));
   });
 
-  router.put('/users/{id}', async (ctx) => {
+  router.put('/users/:id', access('users:write'), ...json, async (ctx: AppContext) => {
     const id = idParam(ctx);
     const request = validBody<UserRequest>(ctx, 'user-replace-request');
     const updated = await withEmailLock(stores, lockSeconds, request.email, async () => {
@@ -123,12 +123,12 @@ export function usersRoutes({ stores, config }: Deps): RouteSet {
     ctx.body = userRepresentation(updated);
   });
 
-  router.delete('/users/{id}', async (ctx) => {
+  router.delete('/users/:id', access('users:write'), async (ctx: AppContext) => {
     if (!(await resources.delete('users', idParam(ctx)))) throw notFound();
     ctx.status = 204;
   });
 
-  router.get('/users/{id}/orders', async (ctx) => {
+  router.get('/users/:id/orders', access('orders:read'), async (ctx: AppContext) => {
     const id = idParam(ctx);
     if (id !== principalOf(ctx).userId) throw notFound();
     await getOr404(resources, 'users', id);

@@ -7,7 +7,10 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { expect, test } from '@playwright/test';
 import { INJECTED_SECRET } from '../middleware/fault-injection.ts';
-import { ROUTES, allowedMethods } from '../route-table.ts';
+import { allowedMethods } from '../route-table.ts';
+import { apiRouteTable } from '../routes/index.ts';
+
+const ROUTES = apiRouteTable().routes;
 import { createMemoryStores } from '../stores/memory/index.ts';
 import { sequenced } from '../stores/sequences.ts';
 import { StoreUnavailableError, type Stores } from '../stores/types.ts';

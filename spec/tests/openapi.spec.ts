@@ -7,7 +7,10 @@ import { compileErrors, dereference, validate } from '@readme/openapi-parser';
 import type { ParserOptions } from '@readme/openapi-parser';
 import { parse as parseYaml } from 'yaml';
 import { SCHEMA_ID_BASE, getValidator, schemasDir } from '../schemas.ts';
-import { ROUTES, allowedMethods } from '../../reference-impl/route-table.ts';
+import { allowedMethods } from '../../reference-impl/route-table.ts';
+import { apiRouteTable } from '../../reference-impl/routes/index.ts';
+
+const ROUTES = apiRouteTable().routes;
 import { ALICE, startTestServer } from '../../reference-impl/tests/support/harness.ts';
 
 const openapiPath = fileURLToPath(new URL('../openapi.yaml', import.meta.url));
