@@ -2,8 +2,7 @@
  * Idempotency-Key on every POST (spec/decisions.md D-IDEMPOTENCY,
  * draft-ietf-httpapi-idempotency-key-header): the key is claimed atomically before the work,
  * the result (status < 500) is stored and replayed, a different payload is 422, a request still
- * running is 409. The claim goes to the store together with the request's rate-limit token
- * (middleware/one-round-trip.ts); a route that creates may record the result with its work
+ * running is 409. A route that creates may record the result with its work
  * (`ctx.state.idempotency.completed`), else it is recorded here after the route.
  */
 import { hash } from 'node:crypto';
@@ -13,7 +12,6 @@ import type { AppContext } from '../context.ts';
 import { HttpProblem, renderProblem, toHttpProblem } from '../problem.ts';
 import { creationMarker, replayNamesItsWork } from '../stores/replay-check.ts';
 import type { StoredResponse, Stores } from '../stores/types.ts';
-import { claimWithToken } from './one-round-trip.ts';
 
 const KEY_SYNTAX = /^[\x21-\x7e]{1,255}$/;
 
@@ -111,15 +109,13 @@ export function idempotency(config: Config, stores: Stores) {
   };
 
   /**
-   * One keyed POST: claims the key (with the request's rate-limit token, when it waits for the claim),
-   * then replays a completed result, refuses a reused or in-flight key, or runs the route and records
-   * its result (a 5xx frees the claim instead: IDEMPOTENCY-5XX-NOT-STORED).
+   * One keyed POST: claims the key, then replays a completed result, refuses a reused or in-flight
+   * key, or runs the route and records its result (a 5xx frees the claim instead: IDEMPOTENCY-5XX-NOT-STORED).
    */
   async function keyed(ctx: AppContext, next: Next, header: string | string[]): Promise<void> {
     const key = recordKey(ctx, header);
     const fingerprint = fingerprintOf(ctx.method, ctx.path, ctx.state.rawBody ?? '');
-    const claim = await claimWithToken(ctx, stores, { key, fingerprint, lockSeconds });
-    if (claim === undefined) return;
+    const claim = await store.claim(key, fingerprint, lockSeconds);
     if (claim.state === 'completed') {
       if (!(await replayNamesItsWork(stores.resources, creationMarker(key, fingerprint), claim.response))) throw resultGone();
       return replay(ctx, claim.response);

@@ -24,12 +24,6 @@ export function sequenced(parts: StoreParts): Stores {
       return resource === undefined ? { decision } : { decision, resource };
     },
 
-    async takeAndClaim(key, policy, claim) {
-      const decision = await rateLimits.take(key, policy);
-      if (!decision.allowed) return { decision };
-      return { decision, claim: await idempotency.claim(claim.key, claim.fingerprint, claim.lockSeconds) };
-    },
-
     async create(creation): Promise<CreationOutcome> {
       const { marker } = creation;
       const existing = marker === undefined ? undefined : await resources.findCreatedBy(marker.kind, marker.value);

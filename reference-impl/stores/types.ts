@@ -118,13 +118,6 @@ export interface ReadAlong {
   id: number;
 }
 
-/** An Idempotency-Key claim made together with the rate-limit token. */
-export interface ClaimAlong {
-  key: string;
-  fingerprint: string;
-  lockSeconds: number;
-}
-
 /** What a creation writes and answers once its ids are known. */
 export interface Built {
   entries: (readonly [ResourceKind, StoredResource])[];
@@ -161,8 +154,6 @@ export type CreationOutcome =
 export interface RequestOperations {
   /** `rateLimits.take(key, policy)`, then `resources.get(read.kind, read.id)` when admitted. */
   takeAndGet(key: string, policy: RateLimitPolicy, read: ReadAlong): Promise<{ decision: RateLimitDecision; resource?: StoredResource }>;
-  /** `rateLimits.take(key, policy)`, then `idempotency.claim(…)` when admitted. */
-  takeAndClaim(key: string, policy: RateLimitPolicy, claim: ClaimAlong): Promise<{ decision: RateLimitDecision; claim?: IdempotencyClaim }>;
   /**
    * `resources.findCreatedBy(marker)`; when absent: `nextId` per kind, `putAll(build(ids).entries)`
    * and `idempotency.complete(…, build(ids).response, …)`, atomically where the adapter can.

@@ -79,8 +79,7 @@ test.describe('store.durability on a Redis without replicas', () => {
       await expect(stores.resources.findCreatedBy('payments', 'm')).resolves.toMatchObject({ [CREATED_BY]: 'm' });
 
       const claim = { key: 'token:ab:k', fingerprint: 'fp', lockSeconds: 30 };
-      const policy = { algorithm: 'token-bucket', capacity: 10, refillPerSecond: 1 } as const;
-      await expect(stores.takeAndClaim('token:ab', policy, claim)).rejects.toBeInstanceOf(ReplicaWaitError);
+      await expect(stores.idempotency.claim(claim.key, claim.fingerprint, claim.lockSeconds)).rejects.toBeInstanceOf(ReplicaWaitError);
       // Freed: a claim left in flight would answer every retry 409 for the 30 s lock.
       const plain = createRedisStores({ url: REDIS_URL, keyPrefix });
       await expect(plain.idempotency.claim(claim.key, claim.fingerprint, 30)).resolves.toEqual({ state: 'claimed' });

@@ -2,13 +2,9 @@ import { randomInt } from 'node:crypto';
 import { assertPolicy } from '../../rate-limit/rounding.ts';
 import { CREATED_BY } from '../types.ts';
 import type {
-  ClaimAlong,
   Creation,
   CreationOutcome,
-  IdempotencyClaim,
   IdempotencyStore,
-  RateLimitDecision,
-  RateLimitPolicy,
   RateLimitStore,
   RequestOperations,
   ResourceStore,
@@ -18,11 +14,8 @@ import { Batcher, CallFailed } from './batcher.ts';
 import { NEXT_ID_LUA } from './clock-ids.ts';
 import { lua } from './connection.ts';
 import type { RedisConnection } from './connection.ts';
-import { claimOf, completedRecord, inFlight, toMs } from './idempotency.ts';
+import { completedRecord, inFlight, toMs } from './idempotency.ts';
 import type { RedisKeys } from './keys.ts';
-import { ReplicaWaitError } from './replica-waits.ts';
-import { LEAKY_BUCKET_THEN_CLAIM } from './rate-limit-scripts.ts';
-import { decisionOf } from './decision.ts';
 import type { TokenTakes } from './token-takes.ts';
 
 /**
@@ -210,48 +203,6 @@ function takeAndGetOperation(connection: RedisConnection, keys: RedisKeys, cover
 }
 
 /**
- * `takeAndClaim`: the take and the claim in one script (a token bucket's through token-takes.ts, a
- * leaky bucket's LEAKY_BUCKET_THEN_CLAIM), or one after the other when, on a Cluster, the caller's
- * bucket and record are in two slots.
- */
-function takeAndClaimOperation(connection: RedisConnection, keys: RedisKeys, covers: Covers, tokenTakes: TokenTakes): RequestOperations['takeAndClaim'] {
-  return async function takeAndClaim(key, policy, claim) {
-    try {
-      return await takeThenClaim(key, policy, claim);
-    } catch (error) {
-      // D-STORE-DURABILITY: the claim may have been made, and the answer is a 503: free it, so the
-      // retry runs the work instead of waiting out the lock (RELEASE removes only a claim in flight).
-      if (error instanceof ReplicaWaitError) await covers.idempotency.release(claim.key, claim.fingerprint).catch(() => undefined);
-      throw error;
-    }
-  };
-
-  async function takeThenClaim(key: string, policy: RateLimitPolicy, claim: ClaimAlong): Promise<{ decision: RateLimitDecision; claim?: IdempotencyClaim }> {
-    assertPolicy(policy);
-    if (connection.clustered && keys.tagOf(key) !== keys.tagOf(claim.key)) {
-      const decision = await covers.rateLimits.take(key, policy);
-      if (!decision.allowed) return { decision };
-      return { decision, claim: await covers.idempotency.claim(claim.key, claim.fingerprint, claim.lockSeconds) };
-    }
-    const record = keys.idempotency(claim.key);
-    if (policy.algorithm === 'token-bucket') {
-      const along = { kind: 'claim', key: record, record: inFlight(claim.fingerprint), lockMs: toMs(claim.lockSeconds) } as const;
-      const taken = await tokenTakes.take(key, policy, along);
-      if (!taken.decision.allowed) return { decision: taken.decision };
-      return { decision: taken.decision, claim: claimOf(taken.along, claim.fingerprint) };
-    }
-    const reply = await connection.script(
-      LEAKY_BUCKET_THEN_CLAIM,
-      [keys.bucket(key, true), record],
-      [policy.capacity, policy.refillPerSecond, inFlight(claim.fingerprint), toMs(claim.lockSeconds)],
-    );
-    const decision = decisionOf(reply, policy);
-    if (!decision.allowed) return { decision };
-    return { decision, claim: claimOf((reply as unknown[])[5], claim.fingerprint) };
-  }
-}
-
-/**
  * `create`: a creation with its idempotent result in one CREATE script, batched with the creations of
  * the same event-loop turn; on a Cluster the completion is a second script, on the caller's slot.
  */
@@ -296,17 +247,14 @@ function createOperation(connection: RedisConnection, keys: RedisKeys, covers: C
 
 /**
  * The Redis adapter's one-round-trip operations (types.ts RequestOperations). On one Redis: token
- * and read in one script, token and claim in one script, and a creation with its idempotent result
- * in one script. On a Cluster the keys of one script share a hash tag (keys.ts), so: token and claim
- * stay one script (a caller's bucket and records share its tag); the token and the read go out
- * together to their two nodes; a creation is one script on the resources' slot and the completion
- * another on the caller's slot. Each operation is built by its own step (takeAndGetOperation,
- * takeAndClaimOperation, createOperation).
+ * and read in one script, and a creation with its idempotent result in one script. On a Cluster the
+ * keys of one script share a hash tag (keys.ts), so the token and the read go out together to their
+ * two nodes, and a creation is one script on the resources' slot and the completion another on the
+ * caller's slot. Each operation is built by its own step (takeAndGetOperation, createOperation).
  */
 export function createRedisCombined(connection: RedisConnection, keys: RedisKeys, covers: Covers, tokenTakes: TokenTakes): RequestOperations {
   return {
     takeAndGet: takeAndGetOperation(connection, keys, covers, tokenTakes),
-    takeAndClaim: takeAndClaimOperation(connection, keys, covers, tokenTakes),
     create: createOperation(connection, keys, covers),
   };
 }

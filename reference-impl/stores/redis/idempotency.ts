@@ -2,6 +2,7 @@ import type { IdempotencyClaim, IdempotencyStore, StoredResponse } from '../type
 import { lua } from './connection.ts';
 import type { RedisConnection } from './connection.ts';
 import type { RedisKeys } from './keys.ts';
+import { ReplicaWaitError } from './replica-waits.ts';
 
 /** The JSON kept at the record key (keys.ts): written whole by one SET, so no half-written record is ever seen. */
 export interface IdempotencyRecord {
@@ -49,7 +50,7 @@ export const completedRecord = (fingerprint: string, response: StoredResponse): 
 export const toMs = (seconds: number): number => Math.max(1, Math.round(seconds * 1000));
 
 /** What an existing record (the claim script's reply) means for a request with `fingerprint`; null or '' means claimed. */
-export function claimOf(existing: unknown, fingerprint: string): IdempotencyClaim {
+function claimOf(existing: unknown, fingerprint: string): IdempotencyClaim {
   if (existing === null || existing === undefined || existing === '') return { state: 'claimed' };
   const record = JSON.parse(String(existing)) as IdempotencyRecord;
   if (record.fingerprint !== fingerprint) return { state: 'mismatch' };
@@ -66,7 +67,14 @@ export function createRedisIdempotency(connection: RedisConnection, keys: RedisK
   const redisKey = keys.idempotency;
   return {
     async claim(key, fingerprint, lockSeconds) {
-      return claimOf(await connection.script(CLAIM, [redisKey(key)], [inFlight(fingerprint), toMs(lockSeconds)]), fingerprint);
+      try {
+        return claimOf(await connection.script(CLAIM, [redisKey(key)], [inFlight(fingerprint), toMs(lockSeconds)]), fingerprint);
+      } catch (error) {
+        // D-STORE-DURABILITY: the claim may have been made, and the answer is a 503: free it, so the
+        // retry runs the work instead of waiting out the lock (RELEASE removes only a claim in flight).
+        if (error instanceof ReplicaWaitError) await connection.script(RELEASE, [redisKey(key)], [inFlight(fingerprint)]).catch(() => undefined);
+        throw error;
+      }
     },
     async complete(key, fingerprint, response, ttlSeconds) {
       await connection.script(COMPLETE, [redisKey(key)], [inFlight(fingerprint), completedRecord(fingerprint, response), toMs(ttlSeconds)]);

@@ -103,31 +103,10 @@ end
 `;
 
 /**
- * After an admitted take, claims the idempotency record `key` as idempotency.ts CLAIM does
- * (`record` = in-flight record, `lock_ms`). Reply element 6: the existing record, or '' when this
- * request claimed the key. A rejected request claims nothing.
- */
-const THEN_CLAIM = `
-local function then_claim(reply, key, record, lock_ms)
-  if reply[1] == 1 then
-    local existing = redis.call('GET', key)
-    if existing then
-      reply[6] = existing
-    else
-      redis.call('SET', key, record, 'PX', lock_ms)
-      reply[6] = ''
-    end
-  end
-  return reply
-end
-`;
-
-/**
  * Several token-bucket takes in one script, run one after the other as separate calls would run
  * (redis/token-takes.ts batches the takes of one event-loop turn). ARGV[1] = number of calls; then per
- * call: op ('t' take, 'g' take then get, 'c' take then claim), capacity, refill per second, and for a
- * claim the in-flight record and the lock ms. KEYS: per call its bucket, then for 'g' and 'c' the read
- * or record key. Reply: one reply per call, in order.
+ * call: op ('t' take, 'g' take then get), capacity, refill per second. KEYS: per call its bucket, then
+ * for 'g' the read key. Reply: one reply per call, in order.
  */
 const BATCH = `
 local replies = {}
@@ -143,10 +122,6 @@ for i = 1, tonumber(ARGV[1]) do
   if op == 'g' then
     reply = then_get(reply, KEYS[k])
     k = k + 1
-  elseif op == 'c' then
-    reply = then_claim(reply, KEYS[k], ARGV[a], ARGV[a + 1])
-    k = k + 1
-    a = a + 2
   end
   replies[i] = reply
 end
@@ -162,9 +137,5 @@ export const LEAKY_BUCKET = lua(`${COMMON}${LEAKY_TAKE}return take()\n`);
 /** KEYS = bucket hash, resource; ARGV = capacity, refillPerSecond. Token bucket only: a leaky bucket delays the request, so its read would be stale. */
 export const TOKEN_BUCKET_THEN_GET = lua(`${COMMON}${TOKEN_TAKE}${THEN_GET}return then_get(take(), KEYS[2])\n`);
 
-/** KEYS = bucket, idempotency record (one hash tag); ARGV = capacity, refillPerSecond, in-flight record, lock ms. */
-export const TOKEN_BUCKET_THEN_CLAIM = lua(`${COMMON}${TOKEN_TAKE}${THEN_CLAIM}return then_claim(take(), KEYS[2], ARGV[3], ARGV[4])\n`);
-export const LEAKY_BUCKET_THEN_CLAIM = lua(`${COMMON}${LEAKY_TAKE}${THEN_CLAIM}return then_claim(take(), KEYS[2], ARGV[3], ARGV[4])\n`);
-
-/** Token-bucket takes, each alone or with its read or claim, batched (see BATCH). One Redis only: the keys span callers. */
-export const TOKEN_BUCKET_BATCH = lua(`${COMMON}${TOKEN_TAKE}${THEN_GET}${THEN_CLAIM}${BATCH}`);
+/** Token-bucket takes, each alone or with its read, batched (see BATCH). One Redis only: the keys span callers. */
+export const TOKEN_BUCKET_BATCH = lua(`${COMMON}${TOKEN_TAKE}${THEN_GET}${BATCH}`);

@@ -3,13 +3,16 @@ import { Batcher } from './batcher.ts';
 import type { RedisConnection } from './connection.ts';
 import { Denials } from './denials.ts';
 import type { RedisKeys } from './keys.ts';
-import { TOKEN_BUCKET, TOKEN_BUCKET_BATCH, TOKEN_BUCKET_THEN_CLAIM, TOKEN_BUCKET_THEN_GET } from './rate-limit-scripts.ts';
+import { TOKEN_BUCKET, TOKEN_BUCKET_BATCH, TOKEN_BUCKET_THEN_GET } from './rate-limit-scripts.ts';
 import { decisionOf } from './decision.ts';
 
-/** What a take does after an admission, in the same script: read a resource, or claim an idempotency record. */
-export type Along = { kind: 'get'; key: string } | { kind: 'claim'; key: string; record: string; lockMs: number };
+/** What a take does after an admission, in the same script: read a resource. */
+export interface Along {
+  kind: 'get';
+  key: string;
+}
 
-/** A take's decision and, when admitted with an `Along`, the script's sixth reply element (the read or the claim). */
+/** A take's decision and, when admitted with an `Along`, the script's sixth reply element (the read). */
 export interface TokenTake {
   decision: RateLimitDecision;
   along?: unknown;
@@ -42,8 +45,7 @@ export function createTokenTakes(connection: RedisConnection, keys: RedisKeys, d
   function alone({ bucket, policy, along }: Call): Promise<unknown> {
     const limits = [policy.capacity, policy.refillPerSecond];
     if (along === undefined) return connection.script(TOKEN_BUCKET, [bucket], limits);
-    if (along.kind === 'get') return connection.script(TOKEN_BUCKET_THEN_GET, [bucket, along.key], limits);
-    return connection.script(TOKEN_BUCKET_THEN_CLAIM, [bucket, along.key], [...limits, along.record, along.lockMs]);
+    return connection.script(TOKEN_BUCKET_THEN_GET, [bucket, along.key], limits);
   }
 
   async function together(calls: Call[]): Promise<unknown[]> {
@@ -54,12 +56,9 @@ export function createTokenTakes(connection: RedisConnection, keys: RedisKeys, d
     for (const { bucket, policy, along } of calls) {
       scriptKeys.push(bucket);
       if (along === undefined) args.push('t', policy.capacity, policy.refillPerSecond);
-      else if (along.kind === 'get') {
+      else {
         scriptKeys.push(along.key);
         args.push('g', policy.capacity, policy.refillPerSecond);
-      } else {
-        scriptKeys.push(along.key);
-        args.push('c', policy.capacity, policy.refillPerSecond, along.record, along.lockMs);
       }
     }
     const replies = await connection.script(TOKEN_BUCKET_BATCH, scriptKeys, args);
