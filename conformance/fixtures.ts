@@ -12,13 +12,13 @@
  * - a profile member that checks take as a fixture: the fixture calls it, so a test body never
  *   tests for one: `creatableCollection`, `orders`, `otherCaller`, `limitedCaller`,
  *   `idempotentEndpoint`, `faultInjection`, `instances` (and the rate-limit fixtures,
- *   support/rate-limit-fixtures.ts);
+ *   rate-limit-fixtures.ts);
  * - a feature a whole spec file needs: the file's `test.beforeAll`, before any check's own fixtures;
  * - what one check derives from the profile in its own way or measures: its body, as
  *   `if (condition) skipCheck(reason)` right where the value is known.
  * `countingCaller` is the caller whose collections a check may count, held exclusively while it does.
  */
-// The suite speaks HTTP through its own client (support/client.ts) and never opens a browser, so it
+// The suite speaks HTTP through its own client (transport/client.ts) and never opens a browser, so it
 // extends Playwright's root test type, which lacks the browser fixtures: `test` from '@playwright/test'
 // sets up its trace-recording and context-configuration fixtures around every check, each a step with
 // a source-mapped stack, and loads the browser client in every worker. Kept for speed, measured on the
@@ -31,20 +31,19 @@ import { runEnvironment } from './run-environment.ts';
 import { loadProfile, loadValidatedProfile } from './target/profile.ts';
 import type { ProfileCollection, ProfileRequest, TargetProfile } from './target/profile.ts';
 import { Target } from './support/target.ts';
-import type { Client } from './support/client.ts';
+import type { Client } from './transport/client.ts';
 import { NO_EXAMPLE_API } from './support/example-api.ts';
 import { idempotentEndpointOf, NO_IDEMPOTENT_ENDPOINT } from './support/idempotency.ts';
 import { Orders } from './support/orders.ts';
 import type { IdempotentEndpoint } from './support/idempotency.ts';
 import { acquireToken } from './support/token-lock.ts';
 import { multiTargetSkip } from './support/multi-target.ts';
-import { tcpAnswers } from './support/tcp.ts';
-import { clearExchanges, evidenceAttachments, evidenceRequest, observeAnswers } from './support/exchange-log.ts';
+import { clearExchanges, evidenceAttachments, evidenceRequest, observeAnswers } from './transport/exchange-log.ts';
 import { observeAnswer, startTraffic, stopTraffic, TRAFFIC_ATTACHMENT } from './traffic/recorder.ts';
-import { clearHar, flushHar } from './support/har-log.ts';
-import { inFlightSettled } from './support/http.ts';
+import { clearHar, flushHar } from './transport/har-log.ts';
+import { inFlightSettled } from './transport/http.ts';
 import { skipCheck } from './support/skip.ts';
-import { observeWaits, WAIT_ANNOTATION } from './support/waits.ts';
+import { observeWaits, WAIT_ANNOTATION } from './transport/waits.ts';
 import { keepWorkerAfterFailure } from './report/kept-worker.ts';
 import { brokeIdsOf } from './report/test-record.ts';
 
@@ -230,14 +229,12 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
         return;
       }
       // Loaded here only: the reference server's configuration (its schema compiled on load) and ioredis cost every process ~0.3 s.
-      const { sharedRedisUrl } = await import('../reference-impl/tools/redis-admin.ts');
-      const redisUrl = new URL(sharedRedisUrl());
-      if (!(await tcpAnswers(redisUrl.hostname, Number(redisUrl.port || 6379)))) {
-        await use({ skip: `Redis does not answer at ${redisUrl.host}: the two-instance embedded target needs it` });
+      const { startTwoInstances } = await import('./target/embedded.ts');
+      const embedded = await startTwoInstances();
+      if ('skip' in embedded) {
+        await use({ skip: embedded.skip });
         return;
       }
-      const { startEmbeddedTarget } = await import('./target/embedded.ts');
-      const embedded = await startEmbeddedTarget({ instances: 2, store: 'redis', redisUrl: redisUrl.toString() });
       try {
         await use({ profile: embedded.profile });
       } finally {

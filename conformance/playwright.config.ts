@@ -18,7 +18,7 @@ import { filesFor, selectedChecks, suiteDeclarations } from './suite-declaration
  * workers while the quick checks take the others (Playwright hands out tests in project order and
  * moves on to the next project when one is at its worker limit). A worker serves one project, so a
  * worker that has run out of rate-limit checks is replaced by a new one (a second or so of start-up).
- * Each rate-limit check holds one token of the profile's pool (support/rate-limit-fixtures.ts, a
+ * Each rate-limit check holds one token of the profile's pool (rate-limit-fixtures.ts, a
  * lock shared by all workers). How many workers they take:
  * - one token on a shared target: one, so the checks run one after another instead of workers
  *   queueing for the same lock;

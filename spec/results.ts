@@ -23,7 +23,7 @@ export const VERSION: string = packageVersion();
  */
 export type Outcome = 'passed' | 'failed' | 'warning' | 'skipped';
 
-/** The evidence of a failed check: the request as a curl line and what came back (conformance/report/exchange.ts builds it). */
+/** The evidence of a failed check: the request as a curl line and what came back (conformance/transport/exchange.ts builds it). */
 export interface Exchange {
   /** A `curl` command that repeats the request; a body longer than the excerpt is cut (see `request.bodyBytes`). */
   curl: string;

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { installPackage } from '../../conformance/tests/support/installed-package.ts';
+import { installPackage } from '../../fixtures/support/installed-package.ts';
 import type { SuiteTimeResult } from '../types.ts';
 import { timeProcess } from '../timed-process.ts';
 

@@ -40,7 +40,7 @@ export function runDeadline(deadlineMs: number): RunDeadline {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {
-      void import('../../conformance/support/http.ts').then(({ unfinishedRequests }) => {
+      void import('../../conformance/transport/http.ts').then(({ unfinishedRequests }) => {
         const unfinished = unfinishedRequests();
         const what =
           unfinished.length > 0

@@ -8,7 +8,7 @@ import type { RunResults } from '../../spec/results.ts';
 import { formatSummary } from '../../conformance/report/summary-table.ts';
 import { applyExpectedFailures, expectedFailuresOf, passesNowMessages, writeExpectedFailures } from '../../conformance/report/expected-failures.ts';
 import type { ExpectedFailuresFile } from '../../conformance/report/expected-failures.ts';
-import { joinHarParts } from '../../conformance/report/har.ts';
+import { joinHarParts } from '../../conformance/transport/har.ts';
 import { formatDisagreements, mergeRuns } from '../../conformance/report/repeat.ts';
 import { seconds, suiteCutMessage } from './deadline.ts';
 import type { RunOptions } from './options.ts';

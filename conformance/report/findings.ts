@@ -1,7 +1,7 @@
 /**
  * Findings grouped by cause (D-FINDINGS): one finding per defect. A requirement whose every failing
  * check is a consequence of another requirement that failed or warned in the same run (the suite
- * noted the exchange it is about as breaking that requirement: support/exchange-log.ts) is listed
+ * noted the exchange it is about as breaking that requirement: transport/exchange-log.ts) is listed
  * under that requirement's finding as "consequence of ID" and is not a finding of its own. The
  * outcomes, the exit code and the badge are unchanged: findings only say what to fix.
  */

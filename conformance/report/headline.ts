@@ -4,7 +4,7 @@
  * (STATUS-415-MEDIA-TYPE)`. Built from the exchange the failure is about, never from the assertion
  * library's text, which stays in the record's `error`.
  */
-import type { Exchange, Verdict } from './exchange.ts';
+import type { Exchange, Verdict } from '../transport/exchange.ts';
 
 /** The request as people say it: method, path and query, and what sets it apart (media type, credentials, key). */
 export function requestPhrase(exchange: Exchange): string {

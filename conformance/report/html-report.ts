@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
-import type { Exchange } from './exchange.ts';
+import type { Exchange } from '../transport/exchange.ts';
 import { REPORT_CSS, REPORT_JS } from './html-assets.ts';
 import { OUTCOMES } from './report-view.ts';
 import type { Counts, ReportView, RequirementView } from './report-view.ts';

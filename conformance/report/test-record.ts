@@ -5,8 +5,8 @@
 import { relative } from 'node:path';
 import type { TestCase, TestResult } from '@playwright/test/reporter';
 import { REQUIREMENT_ID } from '../../spec/catalogue.ts';
-import { EXCHANGE_ATTACHMENT, VERDICT_ATTACHMENT } from './exchange.ts';
-import type { Exchange, Verdict } from './exchange.ts';
+import { EXCHANGE_ATTACHMENT, VERDICT_ATTACHMENT } from '../transport/exchange.ts';
+import type { Exchange, Verdict } from '../transport/exchange.ts';
 import { headlineOf } from './headline.ts';
 import { BROKE_ANNOTATION, NOTE_ANNOTATION } from '../support/requirement.ts';
 import type { TestRecord } from '../../spec/results.ts';
@@ -88,7 +88,7 @@ export function jsonAttachment<T>(result: Pick<TestResult, 'attachments'>, name:
   }
 }
 
-/** The evidence a failing test attached (conformance/support/exchange-log.ts), when any. */
+/** The evidence a failing test attached (conformance/transport/exchange-log.ts), when any. */
 export function exchangeOf(result: Pick<TestResult, 'attachments'>): Exchange | undefined {
   return jsonAttachment<Exchange>(result, EXCHANGE_ATTACHMENT);
 }

@@ -1,12 +1,12 @@
 /**
  * Where a run's time went (D-RUN-TIMING), from the tests Playwright ran: per group of checks (a spec
  * file of the suite) the checks run, their summed duration and the group's wall time; and the longest
- * wait for the target that a check noted (conformance/support/waits.ts).
+ * wait for the target that a check noted (conformance/transport/waits.ts).
  */
 import { basename } from 'node:path';
 import type { TestCase } from '@playwright/test/reporter';
 import type { RunTiming } from '../../spec/results.ts';
-import { WAIT_ANNOTATION } from '../support/waits.ts';
+import { WAIT_ANNOTATION } from '../transport/waits.ts';
 
 /** `rate-limit` for conformance/suite/rate-limit.spec.ts. */
 function groupOf(test: TestCase): string {

@@ -5,7 +5,7 @@
  * works on one collection (a `StatePlan`), so the few commands it draws meet on the same items.
  */
 import fc from 'fast-check';
-import type { HttpResponse } from '../support/message.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import { succeeded } from '../support/collection.ts';
 import { freshKey, keyed } from '../support/idempotency.ts';
 import { linkOf } from '../support/links.ts';

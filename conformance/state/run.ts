@@ -7,12 +7,12 @@
  */
 import { test } from '@playwright/test';
 import fc from 'fast-check';
-import { curlFor } from '../support/curl.ts';
-import { noteBreaks } from '../support/exchange-log.ts';
+import { curlFor } from '../transport/curl.ts';
+import { noteBreaks } from '../transport/exchange-log.ts';
 import { exchangeText } from '../support/problem.ts';
 import { replayCommand } from '../support/replay.ts';
 import { BROKE_ANNOTATION } from '../support/requirement.ts';
-import type { HttpResponse } from '../support/message.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import type { Target } from '../support/target.ts';
 import type { TargetProfile } from '../target/profile.ts';
 import { runEnvironment } from '../run-environment.ts';

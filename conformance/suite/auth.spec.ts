@@ -7,14 +7,14 @@ import { test, expect } from '../fixtures.ts';
 import type { LimitedCaller } from '../fixtures.ts';
 import { req } from '../support/requirement.ts';
 import { exchangeText, headerOf, problemIssues } from '../support/problem.ts';
-import { keepAliveAgent, send } from '../support/http.ts';
+import { keepAliveAgent, send } from '../transport/http.ts';
 import { fillTemplate, uniqueValue } from '../support/template.ts';
-import type { HttpResponse } from '../support/message.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import type { Target } from '../support/target.ts';
 import { skipCheck } from '../support/skip.ts';
 import { INVALID_TOKEN_ERROR } from '../support/challenge.ts';
-import { noteBreaks } from '../support/exchange-log.ts';
-import { credentialsText, prepared, sendingOf } from '../support/sending.ts';
+import { noteBreaks } from '../transport/exchange-log.ts';
+import { credentialsText, prepared, sendingOf } from '../transport/sending.ts';
 
 /**
  * Skips a check of the Bearer form itself when the API takes its tokens another way (profile

@@ -6,7 +6,7 @@ import { test, expect } from '../fixtures.ts';
 import { req } from '../support/requirement.ts';
 import { exchangeText, headerOf } from '../support/problem.ts';
 import { provokeAll } from '../support/provocations.ts';
-import type { HttpResponse } from '../support/message.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import type { Target } from '../support/target.ts';
 import { skipCheck } from '../support/skip.ts';
 

@@ -6,7 +6,7 @@
  */
 import { test, expect } from '../fixtures.ts';
 import { req } from '../support/requirement.ts';
-import type { HttpResponse } from '../support/message.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import { follow, linkOf } from '../support/links.ts';
 import { exchangeText, problemIssues } from '../support/problem.ts';
 import { allPages, itemsOf } from '../support/collection.ts';

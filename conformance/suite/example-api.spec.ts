@@ -7,7 +7,7 @@ import { test, expect } from '../fixtures.ts';
 import { req } from '../support/requirement.ts';
 import { validationErrors } from '../../spec/schemas.ts';
 import { created, createdItem, json, NO_EXAMPLE_API, schemaIssues, selfPath, userOrdersPath, world } from '../support/example-api.ts';
-import type { HttpResponse } from '../support/message.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import { allPages, itemsOf, succeeded } from '../support/collection.ts';
 import type { World } from '../support/example-api.ts';
 import { errorFields, exchangeText, problemIssues } from '../support/problem.ts';

@@ -5,7 +5,7 @@
  */
 import { test, expect } from '../fixtures.ts';
 import { req } from '../support/requirement.ts';
-import type { HttpResponse } from '../support/message.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import { exchangeText } from '../support/problem.ts';
 import { linkOf, linkShapeIssues, linksOf } from '../support/links.ts';
 import type { Target } from '../support/target.ts';

@@ -6,8 +6,8 @@
  */
 import { test, expect } from '../fixtures.ts';
 import { req } from '../support/requirement.ts';
-import { delay } from '../support/http.ts';
-import type { HttpResponse } from '../support/message.ts';
+import { delay } from '../transport/http.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import { exchangeText, problemIssues } from '../support/problem.ts';
 import { Target } from '../support/target.ts';
 import { fillTemplate } from '../support/template.ts';

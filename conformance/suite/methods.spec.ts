@@ -8,7 +8,7 @@ import { req } from '../support/requirement.ts';
 import { exchangeText, problemIssues } from '../support/problem.ts';
 import { fillTemplate } from '../support/template.ts';
 import type { Target } from '../support/target.ts';
-import type { HttpResponse } from '../support/message.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import { succeeded } from '../support/collection.ts';
 import { explicitAllow, implicitMethod } from '../support/implicit-methods.ts';
 import { skipCheck } from '../support/skip.ts';

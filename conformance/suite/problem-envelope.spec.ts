@@ -11,7 +11,7 @@ import { fillTemplate } from '../support/template.ts';
 import { contentTypeIssue, envelopeShape, exchangeText, membersIssue, problemIssues, statusIssue } from '../support/problem.ts';
 import { acceptedText, provokeAll } from '../support/provocations.ts';
 import type { Provocation } from '../support/provocations.ts';
-import type { HttpResponse } from '../support/message.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import type { Target } from '../support/target.ts';
 import { freshKey, keyed, secondWhileSlow } from '../support/idempotency.ts';
 import { skipCheck } from '../support/skip.ts';

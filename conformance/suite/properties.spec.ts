@@ -18,7 +18,7 @@ import { errorFields, problemIssues } from '../support/problem.ts';
 import { fillTemplate, itemPathFor } from '../support/template.ts';
 import type { ProfileCollection } from '../target/profile.ts';
 import { skipCheck } from '../support/skip.ts';
-import { noteBreaks } from '../support/exchange-log.ts';
+import { noteBreaks } from '../transport/exchange-log.ts';
 
 test(
   'any invalid payment body is a 422 naming exactly its invalid fields',

@@ -1,16 +1,16 @@
 /**
  * Rate limiting (document section 8 "Rate limiting", D-RATE-LIMIT, draft-ietf-httpapi-ratelimit-
  * headers-06). Every check that spends a bucket holds one rate-limit token of the profile for its
- * whole run; the fixtures (support/rate-limit-fixtures.ts) hold it and skip a check the profile
+ * whole run; the fixtures (rate-limit-fixtures.ts) hold it and skip a check the profile
  * cannot serve. Expectations come from the headers and measured time, with the tolerances given
  * next to each check.
  */
 import { req } from '../support/requirement.ts';
-import { waitFor } from '../support/waits.ts';
-import type { HttpResponse } from '../support/message.ts';
+import { waitFor } from '../transport/waits.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import { exchangeText, problemIssues } from '../support/problem.ts';
 import { provokeAll } from '../support/provocations.ts';
-import { noteBreaks } from '../support/exchange-log.ts';
+import { noteBreaks } from '../transport/exchange-log.ts';
 import {
   admissions,
   admitted,
@@ -30,7 +30,7 @@ import { isWindow } from '../target/profile.ts';
 import type { TargetProfile } from '../target/profile.ts';
 import type { Target } from '../support/target.ts';
 import type { Admissions, Bucket, PerRouteMeasure, Policy } from '../support/rate-limit.ts';
-import { expect, noToken, test } from '../support/rate-limit-fixtures.ts';
+import { expect, noToken, test } from '../rate-limit-fixtures.ts';
 import { fillTemplate, uniqueValue } from '../support/template.ts';
 import { skipCheck } from '../support/skip.ts';
 

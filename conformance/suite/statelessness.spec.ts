@@ -11,7 +11,7 @@ import { fillTemplate } from '../support/template.ts';
 import { succeeded } from '../support/collection.ts';
 import { CONCURRENT_WAVES, freshKey, isStoredResult, keyed, NO_IDEMPOTENT_ENDPOINT } from '../support/idempotency.ts';
 import type { Target } from '../support/target.ts';
-import type { HttpResponse } from '../support/message.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import { skipCheck } from '../support/skip.ts';
 
 test(

@@ -8,7 +8,7 @@ import { errorFields, exchangeText, problemIssues } from '../support/problem.ts'
 import { fillTemplate, itemPathFor, uniqueValue } from '../support/template.ts';
 import { unknownItemPath } from '../support/target.ts';
 import type { Target } from '../support/target.ts';
-import type { HttpResponse } from '../support/message.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import type { ProfileCollection } from '../target/profile.ts';
 import { skipCheck } from '../support/skip.ts';
 import { idOf, invalidIdSegment, representationOf, unwrapped, withMembers } from '../support/shape.ts';

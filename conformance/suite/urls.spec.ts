@@ -4,7 +4,7 @@
  */
 import { test, expect } from '../fixtures.ts';
 import { req } from '../support/requirement.ts';
-import type { HttpResponse } from '../support/message.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import { exchangeText, mediaType } from '../support/problem.ts';
 import { provokeAll } from '../support/provocations.ts';
 import { linkOf } from '../support/links.ts';

@@ -3,8 +3,8 @@
  * page whatever its envelope (a bare array or `items`, COLLECTION-PAGE-SHAPE being a SHOULD), and
  * every page by following the server's own `next` links, never by guessing parameter names.
  */
-import type { Client } from './client.ts';
-import type { HttpResponse } from './message.ts';
+import type { Client } from '../transport/client.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import { linkOf } from './links.ts';
 import { listedItems } from './shape.ts';
 import type { Shaped } from './shape.ts';

@@ -1,7 +1,7 @@
 /** Builders for the example-API checks (D-PATHS, D-FIELDS): one resource of every kind, schema checks. */
 import { expect } from '@playwright/test';
 import { getValidator } from '../../spec/schemas.ts';
-import type { HttpResponse } from './message.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import { linkOf } from './links.ts';
 import { exchangeText } from './problem.ts';
 import type { Target } from './target.ts';

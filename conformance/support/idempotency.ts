@@ -3,9 +3,9 @@
  * D-IDEMPOTENCY, D-PROFILE `idempotency`): bodies filled once per check, a fresh key, the
  * Idempotency-Key header, counting the endpoint's collection, and catching a request whose key is in flight.
  */
-import type { Client } from './client.ts';
-import { delay } from './http.ts';
-import type { HttpResponse } from './message.ts';
+import type { Client } from '../transport/client.ts';
+import { delay } from '../transport/http.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import { exchangeText } from './problem.ts';
 import { collectionCount } from './target.ts';
 import { fillTemplate, uniqueValue } from './template.ts';

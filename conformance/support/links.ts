@@ -1,6 +1,6 @@
 /** Reading `_links` (document section 2, D-FIELDS): shapes, and following a link from a response. */
-import type { Client } from './client.ts';
-import type { HttpResponse } from './message.ts';
+import type { Client } from '../transport/client.ts';
+import type { HttpResponse } from '../transport/message.ts';
 
 export interface Link {
   href: string;

@@ -4,9 +4,9 @@
  * suite builds, and every state read back through the order's `self` link.
  */
 import { expect } from '@playwright/test';
-import type { Client } from './client.ts';
+import type { Client } from '../transport/client.ts';
 import { succeeded } from './collection.ts';
-import type { HttpResponse } from './message.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import { follow, linkOf } from './links.ts';
 import type { Link } from './links.ts';
 import { exchangeText } from './problem.ts';

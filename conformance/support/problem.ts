@@ -1,8 +1,8 @@
 /** Checks of RFC 9457 problem documents (document section 7 "Error body", D-ERRORS). */
 import { getValidator } from '../../spec/schemas.ts';
-import { curlFor } from './curl.ts';
-import type { HttpResponse } from './message.ts';
-import { noteBreaks, noteDescribed } from './exchange-log.ts';
+import { curlFor } from '../transport/curl.ts';
+import type { HttpResponse } from '../transport/message.ts';
+import { noteBreaks, noteDescribed } from '../transport/exchange-log.ts';
 
 /** The media type of a response without parameters, lower-cased. */
 export function mediaType(response: HttpResponse): string {
@@ -13,7 +13,7 @@ export function mediaType(response: HttpResponse): string {
  * The exchange of `response` as a failure message shows it: the request's method and URL, the status,
  * content type and the body's first 300 characters on one line, then a curl line reproducing the
  * request. A message naming it makes this exchange the failure's evidence (D-FINDINGS: it is noted
- * in support/exchange-log.ts).
+ * in transport/exchange-log.ts).
  */
 export function exchangeText(response: HttpResponse): string {
   const body = response.text.length > 300 ? `${response.text.slice(0, 300)}…` : response.text;

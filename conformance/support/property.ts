@@ -7,7 +7,7 @@
  */
 import { test } from '@playwright/test';
 import fc from 'fast-check';
-import type { HttpResponse } from './message.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import { exchangeText } from './problem.ts';
 import { replayCommand } from './replay.ts';
 import { runEnvironment } from '../run-environment.ts';

@@ -6,9 +6,9 @@
  * a SHOULD of its own. The envelope checks run over all of them.
  */
 import { uniqueValue, fillTemplate } from './template.ts';
-import type { HttpResponse } from './message.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import type { Target } from './target.ts';
-import { noteBreaks } from './exchange-log.ts';
+import { noteBreaks } from '../transport/exchange-log.ts';
 import { problemIssues } from './problem.ts';
 import type { RequirementId } from '../../spec/requirement-ids.ts';
 

@@ -3,11 +3,11 @@
  * ratelimit-headers-06): reading the headers, waiting until the bucket is full again (using the
  * announced RateLimit-Reset, never a guess), and exhausting it.
  */
-import { waitFor } from './waits.ts';
-import type { HttpResponse } from './message.ts';
-import type { Client } from './client.ts';
+import { waitFor } from '../transport/waits.ts';
+import type { HttpResponse } from '../transport/message.ts';
+import type { Client } from '../transport/client.ts';
 import { exchangeText } from './problem.ts';
-import { noteBreaks } from './exchange-log.ts';
+import { noteBreaks } from '../transport/exchange-log.ts';
 import { isWindow } from '../target/profile.ts';
 import type { RateLimitAlgorithm } from '../target/profile.ts';
 

@@ -5,9 +5,9 @@
  * root or to a path with `undefined` in it. The answer is noted as breaking the requirement that
  * governs the value, so the failure is reported as a consequence of it.
  */
-import type { HttpResponse } from './message.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import { exchangeText } from './problem.ts';
-import { noteBreaks } from './exchange-log.ts';
+import { noteBreaks } from '../transport/exchange-log.ts';
 
 /** A value a check needs was not in the target's answer. */
 export class MissingValueError extends Error {

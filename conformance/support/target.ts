@@ -2,11 +2,11 @@
  * One target seen through its profile: clients per caller, creating resources from the profile's
  * templates, reading ids and counting collections in the shapes the conventions allow.
  */
-import { Client } from './client.ts';
-import type { HttpResponse } from './message.ts';
+import { Client } from '../transport/client.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import { fillTemplate, itemPathFor } from './template.ts';
 import { required } from './required.ts';
-import { sendingOf } from './sending.ts';
+import { sendingOf } from '../transport/sending.ts';
 import { idOf, listedItems, representationOf, unknownIdFor } from './shape.ts';
 import type { Shaped } from './shape.ts';
 import { linkOf } from './links.ts';

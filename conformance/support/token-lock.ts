@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { delay } from './http.ts';
+import { delay } from '../transport/http.ts';
 import { runEnvironment } from '../run-environment.ts';
 
 /** The shared lock directory: HAC_LOCK_DIR, else `<tmp>/http-api-conformance-locks`. */

@@ -12,6 +12,7 @@ import type { Deps } from '../../reference-impl/context.ts';
 import { deleteKeysWithPrefix, redisAnswers, sharedRedisUrl, uniqueKeyPrefix } from '../../reference-impl/tools/redis-admin.ts';
 import { startServer } from '../../reference-impl/server.ts';
 import { runEnvironment } from '../run-environment.ts';
+import { tcpAnswers } from '../transport/tcp.ts';
 import { createStores, sequenced } from '../../reference-impl/stores/index.ts';
 import type { Stores } from '../../reference-impl/stores/index.ts';
 import { loadProfile, REFERENCE_PROFILE } from './profile.ts';
@@ -90,6 +91,15 @@ export async function startEmbeddedTarget(options: EmbeddedOptions = {}): Promis
     ...(base.rateLimit ? { rateLimit: { ...base.rateLimit, algorithm: config.rateLimit.algorithm } } : {}),
   };
   return { profile, close: closeAll };
+}
+
+/** Two instances sharing the Redis of HAC_REDIS_URL, for the multi-target checks of a run on the embedded target; or why not. */
+export async function startTwoInstances(): Promise<EmbeddedTarget | { skip: string }> {
+  const redisUrl = new URL(sharedRedisUrl());
+  if (!(await tcpAnswers(redisUrl.hostname, Number(redisUrl.port || 6379)))) {
+    return { skip: `Redis does not answer at ${redisUrl.host}: the two-instance embedded target needs it` };
+  }
+  return startEmbeddedTarget({ instances: 2, store: 'redis', redisUrl: redisUrl.toString() });
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { tlsTrust } from '../support/tls.ts';
+import { tlsTrust } from '../transport/tls.ts';
 
 export interface ProbeResult {
   url: string;

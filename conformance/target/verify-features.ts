@@ -7,11 +7,11 @@
  * on the profile: a target that admits a made-up token gets no word on its tokens here, and the
  * suite runs, so the authentication MUSTs fail it (exit 1).
  */
-import { delay, send, TransportError } from '../support/http.ts';
-import type { HttpResponse } from '../support/message.ts';
+import { delay, send, TransportError } from '../transport/http.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import { fillTemplate } from '../support/template.ts';
 import type { TargetProfile } from './profile.ts';
-import { prepared, sendingOf } from '../support/sending.ts';
+import { prepared, sendingOf } from '../transport/sending.ts';
 import { requestSchemas } from '../support/request-schemas.ts';
 import type { RequestSchema } from '../support/request-schemas.ts';
 

@@ -5,8 +5,8 @@
 import { test, expect } from '@playwright/test';
 import { groupFindings } from '../report/findings.ts';
 import { headlineOf } from '../report/headline.ts';
-import { send, unsendable } from '../support/http.ts';
-import type { Exchange } from '../report/exchange.ts';
+import { send, unsendable } from '../transport/http.ts';
+import type { Exchange } from '../transport/exchange.ts';
 import type { RequirementResult, TestRecord } from '../../spec/results.ts';
 
 function failing(id: string, level: RequirementResult['level'], consequenceOf?: string): RequirementResult {

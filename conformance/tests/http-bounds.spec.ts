@@ -1,12 +1,12 @@
 /**
- * D-BOUNDED-RUN, one request at a time: the suite's HTTP client (conformance/support/http.ts) ends every
+ * D-BOUNDED-RUN, one request at a time: the suite's HTTP client (conformance/transport/http.ts) ends every
  * exchange with a hostile target (fixtures/hostile/server.ts) within its deadline, drops a body past
  * the size limit, refuses JSON nested too deep, and names the request and the server's fault.
  */
 import { test, expect } from '@playwright/test';
 import { startHostileServer } from '../../fixtures/hostile/server.ts';
 import type { HostileMode } from '../../fixtures/hostile/server.ts';
-import { jsonDepthOver, send, TransportError } from '../support/http.ts';
+import { jsonDepthOver, send, TransportError } from '../transport/http.ts';
 
 const LIMIT = 1024 * 1024;
 

@@ -16,8 +16,8 @@ import { parse as parseYaml } from 'yaml';
 import { start as startWidgets } from '../../fixtures/widgets-api/server.ts';
 import { readResults as readResultsFile } from '../../spec/results.ts';
 import type { RunResults } from '../../spec/results.ts';
-import { installPackage, NPM_ENV } from './support/installed-package.ts';
-import type { PackedFiles } from './support/installed-package.ts';
+import { installPackage, NPM_ENV } from '../../fixtures/support/installed-package.ts';
+import type { PackedFiles } from '../../fixtures/support/installed-package.ts';
 import { PACKAGE_ROOT, runProcess, tempOut } from './support/subprocess.ts';
 import type { Finished } from './support/subprocess.ts';
 

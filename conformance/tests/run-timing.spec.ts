@@ -5,7 +5,7 @@
 import { test, expect } from '@playwright/test';
 import type { TestCase } from '@playwright/test/reporter';
 import { runTiming } from '../report/timing.ts';
-import { WAIT_ANNOTATION } from '../support/waits.ts';
+import { WAIT_ANNOTATION } from '../transport/waits.ts';
 
 function ran(file: string, title: string, startMs: number, duration: number, waits: string[] = [], status = 'passed'): TestCase {
   const annotations = waits.map((description) => ({ type: WAIT_ANNOTATION, description }));

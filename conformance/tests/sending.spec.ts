@@ -1,10 +1,10 @@
 /**
- * D-SHAPES: every request reaches the API its own way (conformance/support/sending.ts): the token as the
+ * D-SHAPES: every request reaches the API its own way (conformance/transport/sending.ts): the token as the
  * profile's `credentials` say, the required header and query parameters of the path, and a check's own
  * header or Authorization value kept as it set it.
  */
 import { test, expect } from '@playwright/test';
-import { callerKeyFor, callerKeyOf, prepared, sendingOf } from '../support/sending.ts';
+import { callerKeyFor, callerKeyOf, prepared, sendingOf } from '../transport/sending.ts';
 import type { TargetProfile } from '../target/profile.ts';
 
 const collections: TargetProfile['collections'] = [

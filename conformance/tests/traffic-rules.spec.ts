@@ -10,9 +10,9 @@ import type { ObservedExchange } from '../traffic/rules.ts';
 import { producerOf, routeTemplates } from '../traffic/producer.ts';
 import { plansOf, RemainingWatch } from '../traffic/remaining.ts';
 import { trafficVerdicts } from '../report/traffic.ts';
-import { exchangeOf } from '../report/exchange.ts';
+import { exchangeOf } from '../transport/exchange.ts';
 import type { TrafficLog } from '../traffic/recorder.ts';
-import type { HttpResponse } from '../support/message.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import { referenceProfile } from '../target/embedded.ts';
 
 const PROBLEM = 'application/problem+json';

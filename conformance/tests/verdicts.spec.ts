@@ -23,7 +23,7 @@ import type { RunningVariant } from '../../fixtures/broken/start.ts';
 import { evidenceProblems } from '../../fixtures/broken/evidence.ts';
 import { readResults } from '../../spec/results.ts';
 import type { RunResults } from '../../spec/results.ts';
-import type { Har } from '../report/har.ts';
+import type { Har } from '../transport/har.ts';
 import { readExpectedFailures } from '../report/expected-failures.ts';
 import { CLI, runNode, tempOut } from './support/subprocess.ts';
 

@@ -18,7 +18,7 @@ import anyTokenAccepted from '../../fixtures/broken/auth-any-token-accepted.ts';
 import limitHeaderOtherPlan from '../../fixtures/broken/rate-limit-limit-header-other-plan.ts';
 import stricterThanSchema from '../../fixtures/broken/validation-stricter-than-schema.ts';
 import { startVariant } from '../../fixtures/broken/start.ts';
-import { send } from '../support/http.ts';
+import { send } from '../transport/http.ts';
 
 async function withReference<T>(faultInjection: boolean, body: (profile: TargetProfile) => Promise<T>): Promise<T> {
   const server = await startServer({ config: resolveConfig({ host: '127.0.0.1', port: 0, faultInjection }), logError: () => undefined });

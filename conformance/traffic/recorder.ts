@@ -6,9 +6,9 @@
  * attaches that as `TRAFFIC_ATTACHMENT` when the check ends, whatever its own outcome, and the
  * requirements reporter merges the attachments of the whole run (conformance/report/traffic.ts).
  */
-import { exchangeOf } from '../report/exchange.ts';
-import type { Exchange } from '../report/exchange.ts';
-import type { HttpResponse } from '../support/message.ts';
+import { exchangeOf } from '../transport/exchange.ts';
+import type { Exchange } from '../transport/exchange.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import type { TargetProfile } from '../target/profile.ts';
 import { judgeExchange, RESPONSE_RULES } from './rules.ts';
 import type { Judgement, RuleContext } from './rules.ts';
@@ -76,7 +76,7 @@ export function startTraffic(profile: TargetProfile): void {
   };
 }
 
-/** Judges one answer (support/exchange-log.ts calls it for every response while a check runs). */
+/** Judges one answer (transport/exchange-log.ts calls it for every response while a check runs). */
 export function observeAnswer(response: HttpResponse): void {
   const current = recording;
   if (current === undefined) return;

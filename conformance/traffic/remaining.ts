@@ -14,8 +14,8 @@
  */
 import { isWindow } from '../target/profile.ts';
 import type { Credentials, TargetProfile } from '../target/profile.ts';
-import { callerKeyFor, callerKeyOf } from '../support/sending.ts';
-import type { HttpResponse } from '../support/message.ts';
+import { callerKeyFor, callerKeyOf } from '../transport/sending.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import type { Judgement } from './rules.ts';
 import { rateHeaders } from '../support/rate-limit.ts';
 
@@ -36,7 +36,7 @@ export const REMAINING_RULE = {
   says: "a caller's RateLimit-Remaining never rises by more than its plan refilled since",
 } as const;
 
-/** The plans of the profile's rate-limit tokens, by caller key (the token as the API takes it, support/sending.ts). */
+/** The plans of the profile's rate-limit tokens, by caller key (the token as the API takes it, transport/sending.ts). */
 export function plansOf(profile: Pick<TargetProfile, 'tokens' | 'rateLimit' | 'credentials'>): Map<string, Plan> {
   const credentials = profile.credentials ?? { scheme: 'bearer' };
   const plans = new Map<string, Plan>();

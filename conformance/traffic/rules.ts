@@ -14,7 +14,7 @@ import { getValidator } from '../../spec/schemas.ts';
 import type { RequirementId } from '../../spec/requirement-ids.ts';
 import { otherRateLimitFields, rateHeaders } from '../support/rate-limit.ts';
 import { BEARER_CHALLENGE, INVALID_TOKEN_ERROR } from '../support/challenge.ts';
-import type { HttpResponse } from '../support/message.ts';
+import type { HttpResponse } from '../transport/message.ts';
 import type { Credentials } from '../target/profile.ts';
 
 /** What a rule reads of an exchange: the request as sent and the whole response. */

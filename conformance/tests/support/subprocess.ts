@@ -3,7 +3,8 @@
  * (`bin/http-api-conformance.js`) or the Playwright test runner, with its output, exit code and
  * measured wall time.
  */
-import { spawn } from 'node:child_process';
+import { runProcess } from '../../../fixtures/support/process.ts';
+import type { Finished } from '../../../fixtures/support/process.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,12 +14,8 @@ export const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 export const CLI = join(PACKAGE_ROOT, 'bin', 'http-api-conformance.js');
 export const PLAYWRIGHT = join(PACKAGE_ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
 
-export interface Finished {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  elapsedMs: number;
-}
+export { runProcess };
+export type { Finished };
 
 /** The output directories tempOut made in this process, removed when it exits. */
 const madeDirs: string[] = [];
@@ -42,32 +39,6 @@ export function tempOut(label: string): string {
 /** Runs `node <args>` in the package root; kills its process group after `killAfterMs` (the result then has code null). */
 export function runNode(args: string[], env: NodeJS.ProcessEnv = {}, killAfterMs = 120_000): Promise<Finished> {
   return runProcess(process.execPath, args, { cwd: PACKAGE_ROOT, env, killAfterMs });
-}
-
-/** Runs `command <args>` in `cwd` (`env` over the parent's, undefined removes); kills its process group after `killAfterMs` (the result then has code null). */
-export function runProcess(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; killAfterMs?: number }): Promise<Finished> {
-  const { cwd, env = {}, killAfterMs = 120_000 } = options;
-  const started = performance.now();
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, FORCE_COLOR: '0' };
-  // The parent Playwright run's own settings must not leak into the child run.
-  for (const name of ['TEST_WORKER_INDEX', 'TEST_PARALLEL_INDEX', 'PW_TS_ESM_LOADER_ON', 'PLAYWRIGHT_JSON_OUTPUT_NAME']) delete childEnv[name];
-  for (const [name, value] of Object.entries(env)) if (value === undefined) delete childEnv[name];
-  return new Promise((resolve, reject) => {
-    // Its own process group, so a kill also reaches the Playwright run the CLI spawns.
-    const child = spawn(command, args, { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => {
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    }, killAfterMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, elapsedMs: performance.now() - started });
-    });
-  });
 }
 
 /** Runs `http-api-conformance run <args>`. */

@@ -1,11 +1,11 @@
 /**
  * The evidence of a failed check: the request of the test that shows the failure, as a `curl` line, and
  * the response it received (status, headers, the start of the body). The suite attaches it to a
- * failing test (conformance/support/exchange-log.ts); the reporter copies it into results.json and
+ * failing test (conformance/transport/exchange-log.ts); the reporter copies it into results.json and
  * report.html shows it.
  */
-import { curlFor } from '../support/curl.ts';
-import type { HttpResponse, SentRequest } from '../support/message.ts';
+import { curlFor } from './curl.ts';
+import type { HttpResponse, SentRequest } from './message.ts';
 import type { Exchange } from '../../spec/results.ts';
 
 export type { Exchange };
@@ -18,7 +18,7 @@ import type { Cause } from '../../spec/results.ts';
 /** Name of the attachment that carries a failure's `Verdict` as JSON. */
 export const VERDICT_ATTACHMENT = 'hac-verdict';
 
-/** What the suite knows about a failure beyond its exchange (D-FINDINGS, support/exchange-log.ts). */
+/** What the suite knows about a failure beyond its exchange (D-FINDINGS, transport/exchange-log.ts). */
 export interface Verdict {
   /** What the rule of the failing exchange expected ("415", "a Location header"). */
   expected?: string;

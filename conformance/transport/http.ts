@@ -174,7 +174,7 @@ function sendOnce(baseUrl: string, method: string, path: string, options: Reques
   inFlight.add(flight);
   const plan: ExchangePlan = { url, request, bytes, tls, agent: options.agent, maxBytes, deadlineMs, idleMs, flight };
   const answered = new Promise<HttpResponse>((resolve, reject) => exchange(plan, resolve, reject));
-  // The evidence a failing test attaches (conformance/report/exchange.ts).
+  // The evidence a failing test attaches (conformance/transport/exchange.ts).
   answered.then((response) => noteAnswered(request, { response }), (error: unknown) => noteAnswered(request, { error }));
   return answered;
 }

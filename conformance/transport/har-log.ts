@@ -1,14 +1,14 @@
 /**
  * The worker's side of `run --har FILE` (D-HAR): while HAC_HAR_DIR is set, every exchange of the
- * running test is kept, and when the test ends its HAR entries (conformance/report/har.ts) are
+ * running test is kept, and when the test ends its HAR entries (conformance/transport/har.ts) are
  * appended to this worker's part file, commented with the test's requirement IDs and title. The
  * exchange a failure is about is commented `FAILED`.
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { runEnvironment } from '../run-environment.ts';
-import { harComment, harEntryOf } from '../report/har.ts';
-import type { HarSource } from '../report/har.ts';
+import { harComment, harEntryOf } from './har.ts';
+import type { HarSource } from './har.ts';
 
 /** Exchanges of one test kept for the HAR; a test sending more keeps its last ones (the rate-limit bursts stay far below). */
 const KEPT = 5000;
@@ -21,7 +21,7 @@ export function harRecording(): boolean {
   return (recording ??= runEnvironment().harDir !== undefined);
 }
 
-/** Keeps one answered exchange of the running test (support/exchange-log.ts calls it). */
+/** Keeps one answered exchange of the running test (transport/exchange-log.ts calls it). */
 export function recordForHar(source: HarSource): void {
   recorded.push(source);
   if (recorded.length > KEPT) recorded = recorded.slice(-KEPT);

@@ -11,19 +11,19 @@
  * (conformance/playwright.config.ts), never here.
  */
 import type { TestInfo } from '@playwright/test';
-import type { HttpResponse } from './message.ts';
-import { test as suite } from '../fixtures.ts';
-import { isWindow, rateLimitPool } from '../target/profile.ts';
-import type { TargetProfile } from '../target/profile.ts';
-import { exchangeText } from './problem.ts';
-import { Bucket, otherRateLimitFields, rateHeaders } from './rate-limit.ts';
-import type { Policy } from './rate-limit.ts';
-import { Target } from './target.ts';
-import { skipCheck } from './skip.ts';
-import { acquireToken } from './token-lock.ts';
-import type { HeldToken } from './token-lock.ts';
+import type { HttpResponse } from './transport/message.ts';
+import { test as suite } from './fixtures.ts';
+import { isWindow, rateLimitPool } from './target/profile.ts';
+import type { TargetProfile } from './target/profile.ts';
+import { exchangeText } from './support/problem.ts';
+import { Bucket, otherRateLimitFields, rateHeaders } from './support/rate-limit.ts';
+import type { Policy } from './support/rate-limit.ts';
+import { Target } from './support/target.ts';
+import { skipCheck } from './support/skip.ts';
+import { acquireToken } from './support/token-lock.ts';
+import type { HeldToken } from './support/token-lock.ts';
 
-export { expect } from '../fixtures.ts';
+export { expect } from './fixtures.ts';
 
 /** How long a check waits for a token of the pool held by other checks (or other runs). */
 const HOLD_TIMEOUT_MS = 20_000;

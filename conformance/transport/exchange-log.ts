@@ -1,7 +1,7 @@
 /**
  * Remembers the requests the suite's HTTP client sent in the running test and what came back, so a
  * failing test can attach the one its failing assertion is about as evidence (D-FINDINGS,
- * conformance/report/exchange.ts). A worker runs one test at a time; the suite's auto fixture clears
+ * conformance/transport/exchange.ts). A worker runs one test at a time; the suite's auto fixture clears
  * the memory when a test starts.
  *
  * Which exchange a failure is about: a check names a response in its message through `exchangeText`
@@ -11,8 +11,8 @@
  * needs): a failure all of whose named exchanges break one requirement the test does not itself
  * declare is a consequence of that requirement.
  */
-import { exchangeOf, EXCHANGE_ATTACHMENT, VERDICT_ATTACHMENT } from '../report/exchange.ts';
-import type { Exchange, Verdict } from '../report/exchange.ts';
+import { exchangeOf, EXCHANGE_ATTACHMENT, VERDICT_ATTACHMENT } from './exchange.ts';
+import type { Exchange, Verdict } from './exchange.ts';
 import type { Cause } from '../../spec/results.ts';
 import type { HttpResponse, SentRequest } from './message.ts';
 import { harRecording, recordForHar } from './har-log.ts';

@@ -1,7 +1,7 @@
 /**
  * `run --har FILE` (D-HAR): every exchange of a run as HTTP Archive 1.2 (the format browsers'
  * developer tools and HAR viewers open). Each worker appends its entries as JSON lines to a part file
- * of the run's HAR directory when a test ends (conformance/support/har-log.ts); the CLI joins the
+ * of the run's HAR directory when a test ends (conformance/transport/har-log.ts); the CLI joins the
  * parts into one file ordered by start time (`joinHarParts`). Every entry's comment names the
  * requirement IDs and the title of the test that sent it; the exchange a failure is about is marked
  * `FAILED`. Credentials are masked unless `--har-secrets`.
@@ -52,7 +52,7 @@ export interface Har {
   log: { version: '1.2'; creator: { name: string; version: string }; entries: HarEntry[]; comment?: string };
 }
 
-/** What the HTTP client knows about one exchange (support/http.ts), enough for a HAR entry. */
+/** What the HTTP client knows about one exchange (transport/http.ts), enough for a HAR entry. */
 export interface HarSource {
   request: { method: string; url: string; headers: Record<string, string>; body?: string | Buffer };
   startedAt: number;

@@ -2,7 +2,7 @@
  * How every request reaches the API in its own way (D-SHAPES): a token sent the way the profile's
  * `credentials` say (the document's `Authorization: Bearer`, an API key in a header or the query, or
  * HTTP Basic), and the header and query parameters the API requires (`parameters`, globally and per
- * collection). The client (support/client.ts) applies it to every request it sends; a check that sets a
+ * collection). The client (transport/client.ts) applies it to every request it sends; a check that sets a
  * header or the Authorization value itself keeps its own.
  */
 import type { Credentials, RequiredParameters, TargetProfile } from '../target/profile.ts';
