@@ -13,7 +13,7 @@
 import type { TestInfo } from '@playwright/test';
 import type { HttpResponse } from './transport/message.ts';
 import { test as suite } from './fixtures.ts';
-import { isWindow, rateLimitPool } from './target/profile.ts';
+import { isWindow, rateLimitAlgorithm, rateLimitPool } from './target/profile.ts';
 import type { TargetProfile } from './target/profile.ts';
 import { exchangeText } from './support/problem.ts';
 import { Bucket, otherRateLimitFields, rateHeaders } from './support/rate-limit.ts';
@@ -71,7 +71,7 @@ export const noToken = 'the profile names no rateLimit token';
 
 /** The algorithm the profile declares (D-SUITE-TRUST; default the document's reference, the token bucket). */
 function algorithmOf(profile: TargetProfile): Policy['algorithm'] {
-  return profile.rateLimit?.algorithm ?? 'token-bucket';
+  return rateLimitAlgorithm(profile.rateLimit);
 }
 
 /** Where a bucket is probed: `protected` when it is a GET, else the first collection that allows GET. */

@@ -26,7 +26,7 @@ import {
   remainingRiseAllowance,
   wholeRefills,
 } from '../support/rate-limit.ts';
-import { isWindow } from '../target/profile.ts';
+import { isWindow, rateLimitAlgorithm } from '../target/profile.ts';
 import type { TargetProfile } from '../target/profile.ts';
 import type { Target } from '../support/target.ts';
 import type { Admissions, Bucket, PerRouteMeasure, Policy } from '../support/rate-limit.ts';
@@ -658,7 +658,7 @@ test(
   async ({ profile, tokenPool }) => {
     if (tokenPool.tokens.length === 0) skipCheck(noToken);
     // Every rule that holds for all algorithms is a MUST of its own; this is the one place a declared window is reported (D-SUITE-TRUST).
-    const algorithm = profile.rateLimit?.algorithm ?? 'token-bucket';
+    const algorithm = rateLimitAlgorithm(profile.rateLimit);
     const what = `the profile declares rateLimit.algorithm "${algorithm}": document section 8.3 gives the token bucket as the reference, 8.4 the leaky bucket`;
     expect(['token-bucket', 'leaky-bucket'], what).toContain(algorithm);
   },

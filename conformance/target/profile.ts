@@ -82,6 +82,14 @@ export interface ProfileCollection {
 /** The rate-limit algorithms a profile can declare (D-SUITE-TRUST; default the document's reference, the token bucket). */
 export type RateLimitAlgorithm = 'token-bucket' | 'leaky-bucket' | 'fixed-window' | 'sliding-window';
 
+/**
+ * The algorithm a profile's limiter runs (D-SUITE-TRUST): the one `rateLimit.algorithm` declares, else the
+ * document's reference, the token bucket (section 8.3).
+ */
+export function rateLimitAlgorithm(plan: { algorithm?: RateLimitAlgorithm } | undefined): RateLimitAlgorithm {
+  return plan?.algorithm ?? 'token-bucket';
+}
+
 /** Whether the algorithm counts requests per window (fixed or sliding) rather than tokens of a bucket. */
 export function isWindow(algorithm: RateLimitAlgorithm): algorithm is 'fixed-window' | 'sliding-window' {
   return algorithm === 'fixed-window' || algorithm === 'sliding-window';
@@ -173,7 +181,7 @@ export function profileProblems(data: unknown): string[] {
 /** The member of `rateLimit` its algorithm needs: `windowSeconds` for a window, `refillPerSecond` for a bucket (D-SUITE-TRUST). */
 function planProblems(plan: TargetProfile['rateLimit']): string[] {
   if (plan === undefined) return [];
-  const algorithm = plan.algorithm ?? 'token-bucket';
+  const algorithm = rateLimitAlgorithm(plan);
   if (isWindow(algorithm) && plan.windowSeconds === undefined) {
     return [`/rateLimit: missing member "windowSeconds" (the length of a window in seconds, which the algorithm "${algorithm}" needs)`];
   }

@@ -12,7 +12,7 @@
  * answer's own `RateLimit-Reset` (delta-seconds, at most the window) has passed; a sliding window gives
  * requests back at any time and is not judged.
  */
-import { isWindow } from '../target/profile.ts';
+import { isWindow, rateLimitAlgorithm } from '../target/profile.ts';
 import type { Credentials, TargetProfile } from '../target/profile.ts';
 import { callerKeyFor, callerKeyOf } from '../transport/sending.ts';
 import type { HttpResponse } from '../transport/message.ts';
@@ -41,7 +41,7 @@ export function plansOf(profile: Pick<TargetProfile, 'tokens' | 'rateLimit' | 'c
   const credentials = profile.credentials ?? { scheme: 'bearer' };
   const plans = new Map<string, Plan>();
   const plan = profile.rateLimit;
-  const algorithm = plan?.algorithm ?? 'token-bucket';
+  const algorithm = rateLimitAlgorithm(plan);
   let shared: Plan | undefined;
   if (plan && algorithm !== 'sliding-window') {
     if (algorithm === 'fixed-window' && plan.windowSeconds !== undefined) shared = { kind: 'window', windowSeconds: plan.windowSeconds };
