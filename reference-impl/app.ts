@@ -24,7 +24,7 @@ import { errorHandler } from './middleware/errors.ts';
 import { faultInjection } from './middleware/fault-injection.ts';
 import { oneRoundTrip } from './middleware/one-round-trip.ts';
 import { rateLimit } from './middleware/rate-limit.ts';
-import { roleOf } from './middleware/role.ts';
+import { roleOf, type RouteRole } from './middleware/role.ts';
 import { allowedMethods, headCheck, routes } from './middleware/route.ts';
 import { routeTableOf } from './route-table.ts';
 import { REQUEST_SCHEMAS } from './routes/common.ts';
@@ -91,7 +91,7 @@ function extendRoutes(routers: readonly ResourceRouter[], at: Added, faults: App
     for (const layer of router.stack) {
       const chain = layer.stack as unknown[];
       const params = chain.filter((middleware) => (middleware as { param?: string }).param !== undefined);
-      const part = (role: string) => chain.filter((middleware) => roleOf(middleware as object) === role);
+      const part = (role: RouteRole) => chain.filter((middleware) => roleOf(middleware as object) === role);
       const handlers = chain.filter((middleware) => !params.includes(middleware) && roleOf(middleware as object) === undefined);
       layer.stack = [
         ...params,

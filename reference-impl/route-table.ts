@@ -40,7 +40,15 @@ export interface RouteTable {
 
 const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'] as const;
 const ROUTE_METHODS = new Set<string>(['GET', 'POST', 'PUT', 'DELETE']);
+
+/** D-IDS: an id in a path is a positive integer without a sign or leading zeros, at most 16 digits. */
 const CANONICAL_ID = '[1-9][0-9]{0,15}';
+const CANONICAL_ID_SEGMENT = new RegExp(`^${CANONICAL_ID}$`);
+
+/** True when `segment` is an id in its canonical form (D-IDS); any other segment names no resource. */
+export function isCanonicalId(segment: string): boolean {
+  return CANONICAL_ID_SEGMENT.test(segment);
+}
 
 /** The methods allowed on `route`: GET implies HEAD, OPTIONS everywhere (D-METHODS). */
 export function allowedMethods(route: RouteSpec): string[] {
@@ -57,7 +65,8 @@ interface CompiledRoute {
   allow: string;
 }
 
-function firstSegment(path: string): string {
+/** The first segment of a path (`users` of `/users/42`): the one router that serves it (middleware/route.ts `routes`). */
+export function firstSegment(path: string): string {
   const end = path.indexOf('/', 1);
   return end < 0 ? path.slice(1) : path.slice(1, end);
 }

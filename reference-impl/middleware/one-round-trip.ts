@@ -15,7 +15,7 @@
  */
 import type { Next } from 'koa';
 import type { AppContext } from '../context.ts';
-import type { RouteTable } from '../route-table.ts';
+import { isCanonicalId, type RouteTable } from '../route-table.ts';
 import type { RateLimitPolicy, ResourceKind, StoredResource, Stores } from '../stores/types.ts';
 import { admit, type CombinedTake } from './rate-limit.ts';
 
@@ -43,7 +43,7 @@ function itemOf(path: string, kinds: Set<string>): { kind: ResourceKind; id: num
   if (slash < 0 || path.indexOf('/', slash + 1) >= 0) return undefined;
   const kind = path.slice(1, slash);
   const id = path.slice(slash + 1);
-  if (!kinds.has(kind) || !/^[1-9][0-9]{0,15}$/.test(id)) return undefined;
+  if (!kinds.has(kind) || !isCanonicalId(id)) return undefined;
   return { kind: kind as ResourceKind, id: Number(id) };
 }
 

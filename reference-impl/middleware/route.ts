@@ -10,7 +10,7 @@ import type { Router } from '@koa/router';
 import type { Middleware, Next } from 'koa';
 import type { AppContext, AppState } from '../context.ts';
 import { HttpProblem } from '../problem.ts';
-import type { RouteTable } from '../route-table.ts';
+import { firstSegment, type RouteTable } from '../route-table.ts';
 import { invalidTokenProblem } from './auth.ts';
 import { checkHead } from './head.ts';
 
@@ -20,11 +20,6 @@ export function headCheck() {
     checkHead(ctx);
     return next();
   };
-}
-
-function firstSegment(path: string): string {
-  const end = path.indexOf('/', 1);
-  return end < 0 ? path.slice(1) : path.slice(1, end);
 }
 
 /**

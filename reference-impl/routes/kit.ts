@@ -16,14 +16,7 @@ import { idempotency } from '../middleware/idempotency.ts';
 import { jsonBody } from '../middleware/json-body.ts';
 import { type RouteMiddleware, withRole } from '../middleware/role.ts';
 import { notFound } from '../problem.ts';
-
-/** D-IDS: an id in a path is a positive integer without a sign or leading zeros, at most 16 digits. */
-const CANONICAL_ID = /^[1-9][0-9]{0,15}$/;
-
-/** True when `segment` is an id in its canonical form (D-IDS); any other segment names no resource. */
-export function isCanonicalId(segment: string): boolean {
-  return CANONICAL_ID.test(segment);
-}
+import { isCanonicalId } from '../route-table.ts';
 
 function canonicalId(value: string, _ctx: AppContext, next: Next): Promise<void> {
   if (!isCanonicalId(value)) throw notFound();
