@@ -19,6 +19,15 @@ import { CORPUS_ABSENT, corpusPath } from './support/openapi-corpus.ts';
 import { startPrismMock } from './support/prism-mock.ts';
 import { runCli, runNode, CLI, tempOut } from './support/subprocess.ts';
 
+/**
+ * The state check (D-STATE-MODEL) reports a failing run under the one rule its shrunk sequence broke. A
+ * static mock breaks both of these: a read answers its example (STATE-CHANGES-SEEN), and a listing shows
+ * the example whose id the create answered after that item was deleted (COLLECTION-LISTS-LIVE-ITEMS).
+ * Which one a run reports depends on the sequence fast-check drew, so either stands for the other.
+ */
+const STATE_RULES = ['STATE-CHANGES-SEEN', 'COLLECTION-LISTS-LIVE-ITEMS'];
+const stateRulesAsOne = (ids: readonly string[]): string[] => ids.map((id) => (STATE_RULES.includes(id) ? STATE_RULES.join(' or ') : id)).sort();
+
 /** True of any static mock: no credentials checked beyond their form, no state kept, no limit. */
 const STATIC_MOCK: Record<string, string> = {
   'STATELESS-SELF-CONTAINED': 'the mock checks no token: a request without one after a valid one is answered 200, not 401',
@@ -226,7 +235,7 @@ test.describe('Prism mocks of the corpus documents, judged by init --target and 
         console.log(`${document} (init ${Math.round(init.elapsedMs)} ms, run ${Math.round(run.elapsedMs)} ms)\n${listing.join('\n')}`);
         expect(run.code, run.stderr).toBe(failed.length > 0 ? 1 : 0);
         // A MUST failure not listed is a false alarm; a listed one that passed means the list is stale.
-        expect(failed.map((r) => r.id).sort(), listing.join('\n')).toEqual(fails.sort());
+        expect(stateRulesAsOne(failed.map((r) => r.id)), listing.join('\n')).toEqual(stateRulesAsOne(fails));
         // D-FINDINGS: the mock has no rate limiter, one defect: at most one MUST finding breaks RATE-LIMIT- requirements.
         const mustFindings = (results.findings ?? []).filter((f) => f.level === 'MUST' && f.outcome === 'failed');
         const rateLimitFindings = mustFindings.filter((f) => f.breaks.some((id) => id.startsWith('RATE-LIMIT-')));

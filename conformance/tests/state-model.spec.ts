@@ -122,10 +122,13 @@ test('a replay built from the current item is found, shrunk to three requests, a
   const saved = { ...process.env };
   try {
     const [first, again] = await onVariant(variant, async (targets, plans, other) => {
-      const found = await runStateModel(targets, plans, 40, other, 'state holds over model-based sequences on one instance');
+      // 100 sequences, not the check's 40: the defect needs a keyed create, a PUT and the key's replay in one sequence,
+      // which 40 drew in all but 1 of the CI runs seen (found after sequence 1 to 17 otherwise); a test of the finding
+      // and its replay line must not depend on that draw.
+      const found = await runStateModel(targets, plans, 100, other, 'state holds over model-based sequences on one instance');
       const line = /replay: (.*)/.exec(found.failure?.message ?? '')?.[1] ?? '';
       for (const m of line.matchAll(/(HAC_FC_[A-Z]+)=(\S+)/g)) process.env[m[1] ?? ''] = m[2]?.replace(/^'|'$/g, '');
-      return [found, await runStateModel(targets, plans, 40, other)] as const;
+      return [found, await runStateModel(targets, plans, 100, other)] as const;
     });
     expect(first.failure?.rule).toBe('IDEMPOTENCY-REPLAY');
     const steps = (message: string | undefined): string[] =>
