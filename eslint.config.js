@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'test-results/', 'playwright-report/', 'conformance-results/', 'reports/', '.stryker-tmp/'] },
+  { ignores: ['node_modules/', 'dist/', '.cache/', 'test-results/', 'playwright-report/', 'conformance-results/', 'reports/', '.stryker-tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

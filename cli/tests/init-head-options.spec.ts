@@ -11,7 +11,7 @@ import { test, expect } from '@playwright/test';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { startTestServer } from '../../reference-impl/tests/support/harness.ts';
 import type { TestServer } from '../../reference-impl/tests/support/harness.ts';
-import { CLI, PACKAGE_ROOT, runCli, runNode, tempOut } from '../../conformance/tests/support/subprocess.ts';
+import { compiledCli, PACKAGE_ROOT, runCli, runNode, tempOut } from '../../conformance/tests/support/subprocess.ts';
 
 test.describe.configure({ timeout: 4 * 60_000 });
 
@@ -35,7 +35,7 @@ test('init from a document without HEAD and OPTIONS, then run --grep METHOD-NOT-
   symlinkSync(join(PACKAGE_ROOT, 'spec', 'schemas'), join(dir, 'schemas')); // the document's $refs to its schema files
   const out = join(dir, 'profile.json');
   const init = await runNode([
-    CLI, 'init', '--openapi', openapi, '--out', out, '--token', 'dev-token-alice', '--token', 'dev-token-bob',
+    compiledCli(), 'init', '--openapi', openapi, '--out', out, '--token', 'dev-token-alice', '--token', 'dev-token-bob',
     '--limited-token', 'dev-token-reader', '--rate-limit-token', 'dev-token-limited',
   ]);
   expect(init.code, init.stderr).toBe(0);

@@ -21,7 +21,7 @@ import { loadOpenApi, OpenApiError } from '../../conformance/openapi/document.ts
 import { getValidator } from '../../spec/schemas.ts';
 import { profileProblems, readProfile, todoMarkers } from '../../conformance/target/profile.ts';
 import { openApiRef } from '../init/command.ts';
-import { CLI, PACKAGE_ROOT, runNode, tempOut } from '../../conformance/tests/support/subprocess.ts';
+import { compiledCli, PACKAGE_ROOT, runNode, tempOut } from '../../conformance/tests/support/subprocess.ts';
 
 const SPEC_OPENAPI = join(PACKAGE_ROOT, 'spec', 'openapi.yaml');
 const WIDGETS_OPENAPI = join(PACKAGE_ROOT, 'fixtures', 'widgets-api', 'openapi.yaml');
@@ -131,22 +131,22 @@ test('on a terminal the missing values are asked, an empty answer leaves a value
 test('without tokens init writes TODO markers, and run refuses the profile with exit 2 naming each field', async () => {
   const dir = tempOut('init-todo');
   const out = join(dir, 'profile.json');
-  const init = await runNode([CLI, 'init', '--openapi', WIDGETS_OPENAPI, '--out', out]);
+  const init = await runNode([compiledCli(), 'init', '--openapi', WIDGETS_OPENAPI, '--out', out]);
   expect(init.code, init.stderr).toBe(0);
   expect(init.stdout).toContain('/tokens/valid: TODO');
   expect(init.stdout).toContain(`next: npx http-api-conformance run --profile ${out}`);
-  const run = await runNode([CLI, 'run', '--profile', out, '--out', join(dir, 'results')]);
+  const run = await runNode([compiledCli(), 'run', '--profile', out, '--out', join(dir, 'results')]);
   expect(run.code).toBe(2);
   expect(readResults(join(dir, 'results', 'results.json')).exitCode).toBe(2);
   expect(run.stderr).toContain('/tokens/valid: TODO');
   expect(run.stderr).toContain('/tokens/other: TODO');
 
   const before = readFileSync(out, 'utf8');
-  const again = await runNode([CLI, 'init', '--openapi', WIDGETS_OPENAPI, '--out', out, '--token', 'x']);
+  const again = await runNode([compiledCli(), 'init', '--openapi', WIDGETS_OPENAPI, '--out', out, '--token', 'x']);
   expect(again.code).toBe(2);
   expect(again.stderr).toContain('give --force to replace it');
   expect(readFileSync(out, 'utf8')).toBe(before);
-  const forced = await runNode([CLI, 'init', '--openapi', WIDGETS_OPENAPI, '--out', out, '--token', 'tok-a', '--force']);
+  const forced = await runNode([compiledCli(), 'init', '--openapi', WIDGETS_OPENAPI, '--out', out, '--token', 'tok-a', '--force']);
   expect(forced.code, forced.stderr).toBe(0);
   expect((JSON.parse(readFileSync(out, 'utf8')) as { tokens: { valid: string } }).tokens.valid).toBe('tok-a');
 });
@@ -177,7 +177,8 @@ test('init --target asks the server about HEAD and OPTIONS the document omits, a
   try {
     const out = join(dir, 'p.json');
     const init = await runNode([
-      CLI, 'init', '--openapi', openapi, '--target', widgets.url, '--token', 'widgets-admin-ann', '--limited-token', 'widgets-viewer-cy', '--out', out,
+      compiledCli(), 'init', '--openapi', openapi, '--target', widgets.url,
+      '--token', 'widgets-admin-ann', '--limited-token', 'widgets-viewer-cy', '--out', out,
     ]);
     expect(init.code, init.stdout).toBe(1);
     // D-METHODS-IMPLICIT: HEAD and OPTIONS are asked of the server, found answered, listed, and the finding written.
@@ -218,10 +219,10 @@ test('a document that is not OpenAPI is refused with exit 2 and the reason', asy
   const bad = join(dir, 'not-openapi.yaml');
   writeFileSync(bad, 'hello: world\n');
   await expect(loadOpenApi(bad)).rejects.toBeInstanceOf(OpenApiError);
-  const init = await runNode([CLI, 'init', '--openapi', bad, '--out', join(dir, 'p.json')]);
+  const init = await runNode([compiledCli(), 'init', '--openapi', bad, '--out', join(dir, 'p.json')]);
   expect(init.code).toBe(2);
   expect(init.stderr).toContain('not-openapi.yaml');
-  const missing = await runNode([CLI, 'init', '--out', join(dir, 'p.json')]);
+  const missing = await runNode([compiledCli(), 'init', '--out', join(dir, 'p.json')]);
   expect(missing.code).toBe(2);
   expect(missing.stderr).toContain('--openapi FILE|URL is required');
 });

@@ -17,7 +17,7 @@ import { test, expect } from '@playwright/test';
 import { readResults } from '../../spec/results.ts';
 import { CORPUS_ABSENT, corpusPath } from './support/openapi-corpus.ts';
 import { startPrismMock } from './support/prism-mock.ts';
-import { runCli, runNode, CLI, tempOut } from './support/subprocess.ts';
+import { runCli, runNode, compiledCli, tempOut } from './support/subprocess.ts';
 
 /**
  * The state check (D-STATE-MODEL) reports a failing run under the one rule its shrunk sequence broke. A
@@ -215,7 +215,7 @@ test.describe('Prism mocks of the corpus documents, judged by init --target and 
         const dir = tempOut('corpus-mock');
         const out = join(dir, 'profile.json');
         const init = await runNode([
-          CLI, 'init', '--openapi', corpusPath(document), '--target', mock.url, '--out', out,
+          compiledCli(), 'init', '--openapi', corpusPath(document), '--target', mock.url, '--out', out,
           '--token', credential('a'), '--token', credential('b'), '--limited-token', credential('c'), '--rate-limit-token', credential('d'),
           ...(expected.limitedRequest ? ['--limited-request', expected.limitedRequest] : []),
         ]);

@@ -15,7 +15,7 @@ import { startStack } from '../../fixtures/stacks/stack.ts';
 import type { StartedStack } from '../../fixtures/stacks/stack.ts';
 import { CALLERS, SMALL_LIMIT } from '../../fixtures/stacks/common.ts';
 import { redisAnswers, sharedRedisUrl } from '../../reference-impl/tools/redis-admin.ts';
-import { CLI, runCli, runNode, tempOut } from './support/subprocess.ts';
+import { compiledCli, runCli, runNode, tempOut } from './support/subprocess.ts';
 
 /**
  * What the generated profile cannot say: an OpenAPI document has no place for the limiter's algorithm,
@@ -59,7 +59,7 @@ test.describe('FastAPI certified from the OpenAPI document it generates', () => 
     const [limited] = tokenOf((c) => !c.permissions.includes('widgets:write'));
     const rateLimited = tokenOf((c) => c.limit === SMALL_LIMIT);
     const init = await runNode([
-      CLI, 'init', '--openapi', `${first}/openapi.json`, '--target', first as string, '--target', second as string, '--out', profilePath,
+      compiledCli(), 'init', '--openapi', `${first}/openapi.json`, '--target', first as string, '--target', second as string, '--out', profilePath,
       '--token', valid as string, '--token', other as string, '--limited-token', limited as string,
       ...rateLimited.flatMap((t) => ['--rate-limit-token', t]),
     ]);

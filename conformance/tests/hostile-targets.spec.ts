@@ -18,7 +18,7 @@ import { test, expect } from '@playwright/test';
 import { HOSTILE_MODES, startHostileServer } from '../../fixtures/hostile/server.ts';
 import type { HostileMode, HostileServer } from '../../fixtures/hostile/server.ts';
 import { readResults } from '../../spec/results.ts';
-import { CLI, PACKAGE_ROOT, tempOut } from './support/subprocess.ts';
+import { compiledCli, PACKAGE_ROOT, tempOut } from './support/subprocess.ts';
 import { supported, TreeMemorySampler } from './support/process-tree.ts';
 
 const WIDGETS_PROFILE = join(PACKAGE_ROOT, 'fixtures', 'profiles', 'widgets.json');
@@ -27,7 +27,7 @@ const RUN_DEADLINE_S = 45;
 /** The run deadline, the suite's stop grace (10 s, conformance/suite-process.ts) and start-up on a loaded machine. */
 const WALL_BOUND_MS = (RUN_DEADLINE_S + 25) * 1000;
 /**
- * Peak resident memory of the CLI's process tree (CLI, Playwright, two workers). A healthy run's
+ * Peak resident memory of the CLI's process tree (the CLI, Playwright, two workers). A healthy run's
  * tree peaks near 0.5 GB (README "Bounds"); before the bounds a 50 MB answer took it past 3 GB.
  */
 const RSS_BOUND_BYTES = 1.2 * 1024 ** 3;
@@ -67,7 +67,7 @@ interface Ran {
 /** Runs the CLI against `server`, killing its process group after `killAfterMs`; the tree's peak memory is sampled meanwhile. */
 function runAgainst(mode: HostileMode, server: HostileServer, sampler: TreeMemorySampler): Promise<Ran> {
   const out = tempOut(`hostile-${mode}`);
-  const args = [CLI, 'run', '--profile', WIDGETS_PROFILE, '--target', server.url, '--out', out, '--deadline', String(RUN_DEADLINE_S)];
+  const args = [compiledCli(), 'run', '--profile', WIDGETS_PROFILE, '--target', server.url, '--out', out, '--deadline', String(RUN_DEADLINE_S)];
   args.push('--grep', '@smoke', '--workers', '2');
   const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', HAC_REQUEST_DEADLINE: String(REQUEST_DEADLINE_MS) };
   for (const name of ['TEST_WORKER_INDEX', 'TEST_PARALLEL_INDEX', 'PW_TS_ESM_LOADER_ON', 'PLAYWRIGHT_JSON_OUTPUT_NAME', 'HAC_PROFILE', 'HAC_OUT', 'HAC_GREP']) {

@@ -25,7 +25,7 @@ import { readResults } from '../../spec/results.ts';
 import type { RunResults } from '../../spec/results.ts';
 import type { Har } from '../transport/har.ts';
 import { readExpectedFailures } from '../report/expected-failures.ts';
-import { CLI, runNode, tempOut } from './support/subprocess.ts';
+import { compiledCli, runNode, tempOut } from './support/subprocess.ts';
 
 const require = createRequire(import.meta.url);
 const Ajv2020 = (require('ajv/dist/2020.js') as typeof Ajv2020Module).default;
@@ -48,7 +48,7 @@ async function run(variant: RunningVariant, name: string, extra: string[]): Prom
   const profile = join(out, `${name}-profile.json`);
   writeFileSync(profile, `${JSON.stringify(variant.profile, null, 2)}\n`);
   const dir = join(out, name);
-  const finished = await runNode([CLI, 'run', '--profile', profile, '--grep', GREP, '--out', dir, ...extra], { HAC_WORKERS: '1' }, RUN_MS);
+  const finished = await runNode([compiledCli(), 'run', '--profile', profile, '--grep', GREP, '--out', dir, ...extra], { HAC_WORKERS: '1' }, RUN_MS);
   return { code: finished.code, stdout: `${finished.stdout}\n${finished.stderr}`, results: readResults(join(dir, 'results.json')) };
 }
 

@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { type TestServer, startTestServer } from '../../reference-impl/tests/support/harness.ts';
 import { type ValidatingProxy, startValidatingProxy } from './support/openapi-proxy.ts';
+import { compiledCli } from '../../fixtures/support/compiled-cli.ts';
 import { readResults } from '../results.ts';
 
 /**
@@ -67,12 +68,11 @@ const REQUEST_FINDINGS: readonly { kind: RegExp; statuses: number[]; why: string
   { kind: /^header\.idempotency-key: Request header parameter /, statuses: [400], why: 'an Idempotency-Key that is too long or not visible ASCII is 400 (D-IDEMPOTENCY)' },
 ];
 
-const CLI = fileURLToPath(new URL('../../bin/http-api-conformance.js', import.meta.url));
 const PROFILE = fileURLToPath(new URL('../../fixtures/profiles/reference.json', import.meta.url));
 
 function runCli(args: string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, FORCE_COLOR: '0' } });
+    const child = spawn(process.execPath, [compiledCli(), ...args], { env: { ...process.env, FORCE_COLOR: '0' } });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -1,8 +1,9 @@
 /**
- * Runs a command of this package as a child process for the suite's own tests: the CLI
- * (`bin/http-api-conformance.js`) or the Playwright test runner, with its output, exit code and
- * measured wall time.
+ * Runs a command of this package as a child process for the suite's own tests: the CLI (compiled
+ * from the current sources, fixtures/support/compiled-cli.ts) or the Playwright test runner, with its
+ * output, exit code and measured wall time.
  */
+import { compiledCli } from '../../../fixtures/support/compiled-cli.ts';
 import { runProcess } from '../../../fixtures/support/process.ts';
 import type { Finished } from '../../../fixtures/support/process.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,10 +12,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const PACKAGE_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-export const CLI = join(PACKAGE_ROOT, 'bin', 'http-api-conformance.js');
 export const PLAYWRIGHT = join(PACKAGE_ROOT, 'node_modules', '@playwright', 'test', 'cli.js');
 
-export { runProcess };
+export { compiledCli, runProcess };
 export type { Finished };
 
 /** The output directories tempOut made in this process, removed when it exits. */
@@ -43,5 +43,6 @@ export function runNode(args: string[], env: NodeJS.ProcessEnv = {}, killAfterMs
 
 /** Runs `http-api-conformance run <args>`. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, killAfterMs?: number): Promise<Finished> {
-  return runNode([CLI, 'run', ...args], { HAC_PROFILE: undefined, HAC_OUT: undefined, HAC_STRICT: undefined, HAC_GREP: undefined, ...env }, killAfterMs);
+  const unset = { HAC_PROFILE: undefined, HAC_OUT: undefined, HAC_STRICT: undefined, HAC_GREP: undefined };
+  return runNode([compiledCli(), 'run', ...args], { ...unset, ...env }, killAfterMs);
 }
