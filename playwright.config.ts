@@ -33,6 +33,8 @@ export default defineConfig({
   // scenarios, rate-limit refills, failovers), so a third worker fills the cores the waits leave idle.
   workers: 3,
   reporter: [['list'], ['json', { outputFile: report }]],
+  // npm test's phases build the CLI the tests start (fixtures/support/compiled-cli.ts) before any test runs.
+  ...(phase === undefined ? {} : { globalSetup: './fixtures/support/compiled-cli-setup.ts' }),
   // Playwright hands out tests in project order: in the `others` phase the meta-tests (minutes each) in
   // conformance-tools start first, so the run does not end on them.
   projects: [

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
+import { compiledCli } from '../../fixtures/support/compiled-cli.ts';
 import { readResults } from '../../spec/results.ts';
 import { loadConfig, resolveConfig } from '../config.ts';
 import { type LocalCluster, clusterToolsInstalled, startLocalCluster } from '../tools/local-cluster.ts';
@@ -134,7 +135,7 @@ test.describe('on a local 3-primary Redis Cluster', () => {
     const out = mkdtempSync(join(tmpdir(), 'hac-cluster-run-'));
     try {
       const args = [
-        'bin/http-api-conformance.js', 'run', '--profile', 'fixtures/profiles/reference.json', ...fleet.urls.flatMap((url) => ['--target', url]),
+        compiledCli(), 'run', '--profile', 'fixtures/profiles/reference.json', ...fleet.urls.flatMap((url) => ['--target', url]),
         '--out', out,
       ];
       const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });

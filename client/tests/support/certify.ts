@@ -3,12 +3,12 @@
  */
 import { spawn } from 'node:child_process';
 import { test } from '@playwright/test';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { certifyClient } from '../../harness/certify.ts';
 import type { Certification, CertifyOptions } from '../../harness/certify.ts';
 import { resultsSchemaErrors } from '../../../spec/results.ts';
 import type { RunResults } from '../../../spec/results.ts';
+import { compiledCli } from '../../../fixtures/support/compiled-cli.ts';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -61,10 +61,10 @@ export function failureReport(results: RunResults): string {
     .join('\n');
 }
 
-/** Runs `http-api-conformance client-check ARGS` as a user would and collects its exit code and output. */
+/** Runs `http-api-conformance client-check ARGS` as a user would (compiled, as installed) and collects its exit code and output. */
 export function runClientCheck(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin/http-api-conformance.js'), 'client-check', ...args], { cwd: ROOT });
+    const child = spawn(process.execPath, [compiledCli(), 'client-check', ...args], { cwd: ROOT });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
