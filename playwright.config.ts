@@ -23,6 +23,8 @@ import { defineConfig } from '@playwright/test';
  * the output directories of its own projects, keeps the first phase's report and failure context.
  */
 const phase = process.env.HAC_TEST_PHASE;
+/** The meta-tests of conformance/tests: the suite against every broken and valid variant and every stack. */
+const META_TESTS = /(^|\/)meta-[^/]*\.spec\.ts$/;
 const report = phase === undefined ? 'test-results/report.json' : `test-results/report-${phase}.json`;
 
 export default defineConfig({
@@ -35,13 +37,19 @@ export default defineConfig({
   reporter: [['list'], ['json', { outputFile: report }]],
   // npm test's phases build the CLI the tests start (fixtures/support/compiled-cli.ts) before any test runs.
   ...(phase === undefined ? {} : { globalSetup: './fixtures/support/compiled-cli-setup.ts' }),
-  // Playwright hands out tests in project order: in the `others` phase the meta-tests (minutes each) in
-  // conformance-tools start first, so the run does not end on them.
+  // Playwright hands out tests in project order, then file order: each phase starts with its longest
+  // tests, so it does not end on them. In `timing` the client harness (one real-time test of 69 s,
+  // nine of 4-32 s) comes before the reference server's tests, which fill the other workers; in
+  // `others` the three meta-tests (7 min each beside the rest) come before the other tests of
+  // conformance/tests, which sort ahead of them by name (corpus-mocks, fastapi-openapi, ...). A
+  // fresh-clone run with the meta-tests third: they started at 160-169 s, and the last 130 s of the
+  // phase ran the cli and spec projects behind them.
   projects: [
-    { name: 'reference-impl', testDir: 'reference-impl/tests', outputDir: 'test-results/reference-impl' },
     { name: 'client', testDir: 'client/tests', outputDir: 'test-results/client', grepInvert: /@alone/ },
+    { name: 'reference-impl', testDir: 'reference-impl/tests', outputDir: 'test-results/reference-impl' },
     { name: 'client-matrix', testDir: 'client/tests', outputDir: 'test-results/client-matrix', grep: /@alone/ },
-    { name: 'conformance-tools', testDir: 'conformance/tests', outputDir: 'test-results/conformance-tools' },
+    { name: 'meta', testDir: 'conformance/tests', testMatch: META_TESTS, outputDir: 'test-results/meta' },
+    { name: 'conformance-tools', testDir: 'conformance/tests', testIgnore: META_TESTS, outputDir: 'test-results/conformance-tools' },
     { name: 'cli', testDir: 'cli/tests', outputDir: 'test-results/cli' },
     { name: 'spec', testDir: 'spec/tests', outputDir: 'test-results/spec' },
     { name: 'conformance', testDir: 'conformance/suite', outputDir: 'test-results/conformance' },
