@@ -38,8 +38,8 @@ export default defineConfig({
   // npm test's phases build the CLI the tests start (fixtures/support/compiled-cli.ts) before any test runs.
   ...(phase === undefined ? {} : { globalSetup: './fixtures/support/compiled-cli-setup.ts' }),
   // Playwright hands out tests in project order, then file order: each phase starts with its longest
-  // tests, so it does not end on them. In `timing` the client harness (one real-time test of 69 s,
-  // nine of 4-32 s) comes before the reference server's tests, which fill the other workers; in
+  // tests, so it does not end on them. In `timing` the client harness (real-time scenarios, one test of
+  // 50 s, ten of 4-32 s) comes before the reference server's tests, which fill the other workers; in
   // `others` the three meta-tests (7 min each beside the rest) come before the other tests of
   // conformance/tests, which sort ahead of them by name (corpus-mocks, fastapi-openapi, ...). A
   // fresh-clone run with the meta-tests third: they started at 160-169 s, and the last 130 s of the
