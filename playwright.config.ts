@@ -24,7 +24,7 @@ import { defineConfig } from '@playwright/test';
  */
 const phase = process.env.HAC_TEST_PHASE;
 /** The meta-tests of conformance/tests: the suite against every broken and valid variant and every stack. */
-const META_TESTS = /(^|\/)meta-[^/]*\.spec\.ts$/;
+const META_TESTS = /(^|[\\/])meta-[^\\/]*\.spec\.ts$/;
 const report = phase === undefined ? 'test-results/report.json' : `test-results/report-${phase}.json`;
 
 export default defineConfig({

@@ -1,9 +1,10 @@
 /**
  * The CLI against real servers (README, "Certify your server"): the stub answering `200 {}` to everything
  * fails most MUSTs and exits 1, the independent widgets API passes the generic checks through its own
- * profile with the example-API group skipped for a reason, `--grep` selects one requirement and `--reporter junit` writes a JUnit file. That the
- * embedded reference server passes every testable MUST is the README's `npm run conformance`
- * (conformance/tests/readme-commands.spec.ts): one whole run of it, not two.
+ * profile with the example-API group skipped for a reason, `--grep` selects one requirement and
+ * `--reporter junit` writes a JUnit file. That the embedded reference server passes every testable MUST
+ * is the README's `npm run conformance` (conformance/tests/readme-commands.spec.ts): one whole run of
+ * it, not two.
  *
  * The runs share the machine's two cores, so they run one after another in one worker.
  */
