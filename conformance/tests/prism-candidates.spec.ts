@@ -1,9 +1,10 @@
 /**
  * The Prism mocks of the corpus (support/prism-mock.ts) hand Prism's router only the operations whose
  * path it could match (`candidatesFor`), not the whole document. That is a shortcut through code this
- * project did not write, so it must never change an answer: for every path of real documents, with
- * parameters filled, encoded, cut short, made longer and unknown, and every method, Prism answers the
- * same status, headers and body from the candidates as from every operation.
+ * project did not write, so it must never change an answer: for paths around a sample of the operations
+ * of real documents (parameters filled, encoded, cut short, made longer, unknown, upper-cased) and four
+ * methods, Prism answers the same status, headers and body, or the same error, from the candidates as
+ * from every operation.
  */
 import { test, expect } from '@playwright/test';
 import { candidatesFor, createPrism, prismOperations } from './support/prism-mock.ts';
