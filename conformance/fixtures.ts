@@ -28,6 +28,7 @@
 // @playwright/test's types.
 import { _baseTest as base } from '@playwright/test';
 import { runEnvironment } from './run-environment.ts';
+import { givenProfile } from './run-plan.ts';
 import { loadProfile, loadValidatedProfile } from './target/profile.ts';
 import type { ProfileCollection, ProfileRequest, TargetProfile } from './target/profile.ts';
 import { Target } from './support/target.ts';
@@ -195,10 +196,11 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   ],
   profile: [
     // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture arguments from the pattern
-    async ({}, use) => {
-      const { profile: file, profileChecked } = runEnvironment();
-      if (file) {
-        await use(profileChecked ? loadValidatedProfile(file) : loadProfile(file));
+    async ({}, use, workerInfo) => {
+      // D-RUN-PLAN: the worker's project names its target in a run with several; else HAC_PROFILE.
+      const given = givenProfile(workerInfo.project);
+      if (given) {
+        await use(given.checked ? loadValidatedProfile(given.path) : loadProfile(given.path));
         return;
       }
       const { startEmbeddedTarget } = await import('./target/embedded.ts');
@@ -218,13 +220,13 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     { scope: 'worker' },
   ],
   multi: [
-    async ({ profile }, use) => {
+    async ({ profile }, use, workerInfo) => {
       const skip = multiTargetSkip(profile);
       if (skip === undefined) {
         await use({ profile });
         return;
       }
-      if (runEnvironment().profile) {
+      if (givenProfile(workerInfo.project)) {
         await use({ skip });
         return;
       }

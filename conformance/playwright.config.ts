@@ -1,8 +1,11 @@
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
-import type { ReporterDescription } from '@playwright/test';
+import type { Project, ReporterDescription } from '@playwright/test';
 import { runEnvironment } from './run-environment.ts';
+import { readSuitePlan } from './run-plan.ts';
+import type { PlanTarget } from './run-plan.ts';
+import { grepPattern } from './selection.ts';
 import { filesFor, selectedChecks, suiteDeclarations } from './suite-declarations.ts';
 
 /**
@@ -45,19 +48,71 @@ const ownExtension = extname(ownFile);
 const rateLimitSpec = `rate-limit.spec${ownExtension}`;
 // The spec files the selection needs (suite-declarations.ts): a one-requirement run loads only those.
 const declarations = suiteDeclarations(join(dirname(ownFile), 'suite'), ownExtension);
-const selectedFiles = filesFor(declarations, environment.grep);
 const rateLimitDeclarations = declarations.find((d) => d.file === rateLimitSpec);
 
+/** A target's selection and rate-limit tokens, and whether it shares one target between workers (a profile). */
+interface Selection {
+  grep?: string;
+  rateLimitTokens?: number;
+  shared: boolean;
+}
+
 /** Workers of the rate-limit project, and the quick checks' limit when they must leave the others to it. */
-const scheduling = ((): { rateLimit: number; suite?: number } => {
-  if (environment.profile !== undefined && (environment.rateLimitTokens ?? 1) < 2) return { rateLimit: 1 };
-  if (environment.grep === undefined) return { rateLimit: Math.max(1, environment.workers - 1) };
-  if (/rate-limit/i.test(environment.grep)) return { rateLimit: environment.workers };
-  const selected = rateLimitDeclarations && selectedChecks(rateLimitDeclarations, environment.grep);
+function scheduling({ grep, rateLimitTokens, shared }: Selection): { rateLimit: number; suite?: number } {
+  if (shared && (rateLimitTokens ?? 1) < 2) return { rateLimit: 1 };
+  if (grep === undefined) return { rateLimit: Math.max(1, environment.workers - 1) };
+  if (/rate-limit/i.test(grep)) return { rateLimit: environment.workers };
+  const selected = rateLimitDeclarations && selectedChecks(rateLimitDeclarations, grep);
   if (!selected || environment.workers < 2) return { rateLimit: 1 };
-  const rateLimit = Math.min(selected, environment.workers - 1, environment.rateLimitTokens ?? selected);
+  const rateLimit = Math.min(selected, environment.workers - 1, rateLimitTokens ?? selected);
   return { rateLimit, suite: environment.workers - rateLimit };
-})();
+}
+
+/** The rate-limit project and the quick checks' project of one selection; the spec files it needs only. */
+function projectsOf(
+  selection: Selection,
+  names: { rateLimit: string; suite: string },
+  extra: { grep?: RegExp; metadata?: Record<string, unknown> } = {},
+): Project[] {
+  const files = filesFor(declarations, selection.grep);
+  const workers = scheduling(selection);
+  return [
+    { name: names.rateLimit, testMatch: files.filter((f) => f === rateLimitSpec), workers: workers.rateLimit, ...extra },
+    { name: names.suite, testMatch: files.filter((f) => f !== rateLimitSpec), ...(workers.suite !== undefined ? { workers: workers.suite } : {}), ...extra },
+  ];
+}
+
+/**
+ * D-RUN-PLAN: a run with several targets gives each its two projects, with its selection as the
+ * projects' grep (the `--grep` pattern of a one-target run, matched as Playwright matches it) and
+ * its plan entry in their metadata (conformance/run-plan.ts); every target's rate-limit project comes
+ * first, as in a one-target run. The quick checks take whatever worker is free: a target's
+ * rate-limit project keeps only the limit its tokens set.
+ */
+function planProjects(targets: readonly PlanTarget[]): Project[] {
+  const projects = targets.map((target) => {
+    const [rateLimit, suite] = projectsOf(
+      { ...(target.grep !== undefined ? { grep: target.grep } : {}), rateLimitTokens: target.rateLimitTokens, shared: true },
+      { rateLimit: `rate-limit ${target.name}`, suite: `suite ${target.name}` },
+      { ...(target.grep !== undefined ? { grep: new RegExp(grepPattern(target.grep), 'i') } : {}), metadata: { target } },
+    ) as [Project, Project];
+    const { workers: _all, ...quick } = suite;
+    return { rateLimit, suite: quick };
+  });
+  return [...projects.map((p) => p.rateLimit), ...projects.map((p) => p.suite)];
+}
+
+const projects =
+  environment.plan === undefined
+    ? projectsOf(
+        {
+          ...(environment.grep !== undefined ? { grep: environment.grep } : {}),
+          ...(environment.rateLimitTokens !== undefined ? { rateLimitTokens: environment.rateLimitTokens } : {}),
+          shared: environment.profile !== undefined,
+        },
+        { rateLimit: 'rate-limit', suite: 'suite' },
+      )
+    : planProjects(readSuitePlan(environment.plan));
 
 const formats: Record<string, ReporterDescription[]> = {
   list: [['list']],
@@ -75,8 +130,5 @@ export default defineConfig({
   retries: 0,
   workers: environment.workers,
   reporter: [[`./report/requirements-reporter${ownExtension}`, { outDir }], ...(formats[chosen] ?? formats.list ?? [])],
-  projects: [
-    { name: 'rate-limit', testMatch: selectedFiles.filter((f) => f === rateLimitSpec), workers: scheduling.rateLimit },
-    { name: 'suite', testMatch: selectedFiles.filter((f) => f !== rateLimitSpec), ...(scheduling.suite !== undefined ? { workers: scheduling.suite } : {}) },
-  ],
+  projects,
 });

@@ -18,6 +18,8 @@ export interface RunEnvironment {
   profileChecked: boolean;
   /** HAC_PROFILE_SOURCE: the profile file the user gave (named in results.json). */
   profileSource?: string;
+  /** HAC_PLAN: the suite plan of a run with several targets (conformance/run-plan.ts, D-RUN-PLAN); it replaces HAC_PROFILE. */
+  plan?: string;
   /** HAC_OUT: the output directory (absolute), default `conformance-results`. */
   outDir: string;
   /** HAC_STRICT=1: a failed SHOULD fails the run. */
@@ -89,6 +91,7 @@ export function runEnvironment(env: NodeJS.ProcessEnv = process.env): RunEnviron
     ...(env.HAC_PROFILE ? { profile: env.HAC_PROFILE } : {}),
     profileChecked: env.HAC_PROFILE_CHECKED === '1',
     ...(env.HAC_PROFILE_SOURCE ? { profileSource: env.HAC_PROFILE_SOURCE } : {}),
+    ...(env.HAC_PLAN ? { plan: env.HAC_PLAN } : {}),
     outDir: resolve(env.HAC_OUT ?? 'conformance-results'),
     strict: env.HAC_STRICT === '1',
     ...(env.HAC_GREP ? { grep: env.HAC_GREP } : {}),
@@ -130,39 +133,42 @@ export function exportRunBounds(bounds: { maxResponseBytes?: number; globalTimeo
   if (bounds.globalTimeoutMs !== undefined) env.HAC_GLOBAL_TIMEOUT = String(bounds.globalTimeoutMs);
 }
 
-/** What the CLI hands to the suite process. */
-export interface SuiteSettings {
+/** The one target of a run: its resolved profile, the file the user gave, and its rate-limit tokens. */
+export interface SuiteTarget {
   /** The resolved profile written for the run, and the file the user gave. */
   profilePath: string;
   /** True when the CLI validated the profile it wrote to `profilePath` (HAC_PROFILE_CHECKED). */
   profileChecked?: boolean;
   profileSource: string;
+  /** The profile's rate-limit tokens (HAC_RATE_LIMIT_TOKENS). */
+  rateLimitTokens: number;
+}
+
+/** What the CLI hands to the suite process: one target, or the suite plan of several (`plan`, D-RUN-PLAN). */
+export type SuiteSettings = (SuiteTarget | { plan: string }) & {
+  /** The run's output directory (with a plan: where the run's own reporter writes; each target has its own). */
   outDir: string;
   strict: boolean;
   reporter: string;
-  /** The profile's rate-limit tokens (HAC_RATE_LIMIT_TOKENS). */
-  rateLimitTokens: number;
   /** Parallel workers (HAC_WORKERS); unset keeps the environment's or the default. */
   workers?: number;
   /** The user's selection, for the report (the Playwright pattern goes on the command line). */
   grep?: string;
   /** `--har FILE`: the directory of the workers' HAR parts, and whether tokens stay unmasked (D-HAR). */
   har?: { dir: string; secrets: boolean };
-}
+};
 
 /** The environment of the suite process: `base` (the CLI's own) with the contract's variables set (the CLI's side). */
 export function suiteEnvironment(settings: SuiteSettings, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...base,
-    HAC_PROFILE: settings.profilePath,
-    HAC_PROFILE_SOURCE: settings.profileSource,
-    HAC_OUT: settings.outDir,
-    HAC_STRICT: settings.strict ? '1' : '0',
-    HAC_REPORTER: settings.reporter,
-    HAC_RATE_LIMIT_TOKENS: String(settings.rateLimitTokens),
-  };
-  if (settings.profileChecked) env.HAC_PROFILE_CHECKED = '1';
-  else delete env.HAC_PROFILE_CHECKED;
+  const env: NodeJS.ProcessEnv = { ...base, HAC_OUT: settings.outDir, HAC_STRICT: settings.strict ? '1' : '0', HAC_REPORTER: settings.reporter };
+  for (const name of ['HAC_PLAN', 'HAC_PROFILE', 'HAC_PROFILE_SOURCE', 'HAC_PROFILE_CHECKED', 'HAC_RATE_LIMIT_TOKENS']) delete env[name];
+  if ('plan' in settings) env.HAC_PLAN = settings.plan;
+  else {
+    env.HAC_PROFILE = settings.profilePath;
+    env.HAC_PROFILE_SOURCE = settings.profileSource;
+    env.HAC_RATE_LIMIT_TOKENS = String(settings.rateLimitTokens);
+    if (settings.profileChecked) env.HAC_PROFILE_CHECKED = '1';
+  }
   if (settings.workers !== undefined) env.HAC_WORKERS = String(settings.workers);
   if (settings.grep) env.HAC_GREP = settings.grep;
   else delete env.HAC_GREP;

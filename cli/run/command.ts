@@ -1,5 +1,5 @@
 /**
- * `http-api-conformance run`, from the command line to the suite: parse the options, settle the
+ * `http-api-conformance run`, from the command line to the suite (several targets: `--plan`, plan.ts): parse the options, settle the
  * profile (preflight.ts), start the embedded reference server when there is no target, probe the
  * target and verify its declared features, run the suite in Playwright, and give the verdict
  * (verdict.ts). Exit 0 every MUST passed (and every SHOULD with --strict), 1 a requirement failed
@@ -16,6 +16,7 @@ import { rateLimitPool } from '../../conformance/target/profile.ts';
 import { optionsOrExit } from '../arguments.ts';
 import { DeadlinePassed, runDeadline } from './deadline.ts';
 import { parseRunOptions, RUN_USAGE } from './options.ts';
+import { runPlan } from './plan.ts';
 import { preflight } from './preflight.ts';
 import { CannotRun, RunRecord } from './record.ts';
 import { meetTarget } from './target.ts';
@@ -39,6 +40,13 @@ export async function runCommand(args: string[]): Promise<number> {
     ...(options.maxResponseBytes !== undefined ? { maxResponseBytes: options.maxResponseBytes } : {}),
     ...(cutByDeadline ? { globalTimeoutMs: Math.max(1000, suiteBudgetMs) } : {}),
   });
+  if (options.plan !== undefined) {
+    try {
+      return await runPlan({ ...options, plan: options.plan }, started, deadline, cutByDeadline);
+    } finally {
+      deadline.clear();
+    }
+  }
   const record = new RunRecord(options.out, started, options.strict);
   const running: { embedded?: EmbeddedTarget; suite?: SuiteProcess } = {};
   let baseUrls: unknown;

@@ -9,6 +9,8 @@ export const REPORTERS = ['list', 'html', 'junit', 'json'] as const;
 export type ReporterName = (typeof REPORTERS)[number];
 
 export interface RunOptions {
+  /** `--plan FILE`: several targets, each with its profile, selection and output directory, in one suite process (D-RUN-PLAN). */
+  plan?: string;
   targets: string[];
   profile?: string;
   grep?: string;
@@ -53,6 +55,10 @@ options:
   --profile FILE      target profile (JSON, spec/schemas/target-profile.schema.json);
                       default: fixtures/profiles/reference.json
   --grep ID|TAG       run only the tests of a requirement ID (STATUS-404-UNKNOWN-ROUTE) or a group tag (@generic)
+  --plan FILE         certify several running targets in one suite process (JSON, spec/schemas/run-plan.schema.json:
+                      each target's name, profile, selection and output directory, default <--out>/<name>);
+                      each gets its own results.json, and the exit code is the worst of theirs. Not with
+                      --target, --profile, --grep, --repeat, --har or the expected-failures options
   --strict            a failed SHOULD fails the run too
   --reporter NAME     list (default) | html | junit | json, written into --out
   --out DIR           output directory (default: conformance-results)
@@ -109,8 +115,29 @@ export function parseRunOptions(args: string[], cwd: string = process.cwd()): Ru
     'write-expected-failures': { type: 'string' },
     har: { type: 'string' },
     'har-secrets': { type: 'boolean', default: false },
+    plan: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   });
+  if (values.plan !== undefined) {
+    // D-RUN-PLAN: the plan names each target's profile and selection; a run-wide one would contradict it.
+    const perTarget = (
+      [
+        ['--target', values.target !== undefined],
+        ['--profile', values.profile !== undefined],
+        ['--grep', values.grep !== undefined],
+        ['--repeat', values.repeat !== undefined],
+        ['--har', values.har !== undefined],
+        ['--expected-failures', values['expected-failures'] !== undefined],
+        ['--write-expected-failures', values['write-expected-failures'] !== undefined],
+      ] as const
+    ).filter(([, given]) => given);
+    if (perTarget.length > 0) {
+      throw new UsageError(
+        `--plan cannot be combined with ${perTarget.map(([name]) => name).join(', ')}: the plan file names each target's profile and selection ` +
+          '(spec/schemas/run-plan.schema.json); run one target without --plan to use them',
+      );
+    }
+  }
   const reporter = oneOf('--reporter', values.reporter, REPORTERS);
   const targets = (values.target ?? []).map((target) => baseUrl('--target', target));
   if (values.grep !== undefined && values.grep.trim() === '') throw new UsageError('--grep needs an ID or a tag');
@@ -120,6 +147,7 @@ export function parseRunOptions(args: string[], cwd: string = process.cwd()): Ru
   const maxResponseBytes = wholeNumber('--max-response-bytes', values['max-response-bytes'], 1024, 1024 * 1024 * 1024);
   if (values.help) return 'help';
   return {
+    ...(values.plan !== undefined ? { plan: resolve(cwd, values.plan) } : {}),
     targets,
     ...(values.profile !== undefined ? { profile: resolve(cwd, values.profile) } : {}),
     ...(values.grep !== undefined ? { grep: values.grep.trim() } : {}),

@@ -24,7 +24,7 @@ export interface Preflight {
 }
 
 /** D-SUITE-TRUST: `--ca FILE` and `--insecure` for this process's probe and the suite's workers; the warnings they give. */
-function trustTls(options: RunOptions): string[] {
+export function trustTls(options: Pick<RunOptions, 'ca' | 'insecure'>): string[] {
   if (options.ca !== undefined) {
     let pem: string;
     try {
@@ -59,7 +59,7 @@ function baselineOf(options: RunOptions): ExpectedFailuresFile | undefined {
  * D-PROFILE: the default profile holds the reference server's development tokens and paths; used
  * against another API it would test nothing real, so a target given without a profile is refused.
  */
-function profileOf(options: RunOptions): { profile: ProfileDocument; profileSource: string } {
+export function profileOf(options: Pick<RunOptions, 'targets' | 'profile'>): { profile: ProfileDocument; profileSource: string } {
   if (options.targets.length > 0 && options.profile === undefined) {
     throw new CannotRun(
       `--target ${options.targets.join(' --target ')} needs --profile FILE: without one the run would use the reference server's ` +

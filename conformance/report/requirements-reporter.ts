@@ -21,6 +21,7 @@ import { trafficLogOf, trafficVerdicts } from './traffic.ts';
 import type { TrafficLog } from '../traffic/recorder.ts';
 import type * as ReportFiles from './report-files.ts';
 import { runEnvironment } from '../run-environment.ts';
+import { projectTarget, readSuitePlan } from '../run-plan.ts';
 
 export interface RequirementsReporterOptions {
   outDir?: string;
@@ -31,10 +32,9 @@ export interface RequirementsReporterOptions {
   catalogue?: string;
 }
 
-/** What was tested, from the resolved profile file (`HAC_PROFILE_SOURCE`: the file the user gave). */
-function targetOf(profilePath: string | undefined): Record<string, unknown> {
+/** What was tested, from the resolved profile file (`source`: the file the user gave, HAC_PROFILE_SOURCE or the plan's). */
+function targetOf(profilePath: string | undefined, source = profilePath): Record<string, unknown> {
   if (!profilePath) return { embedded: true };
-  const source = runEnvironment().profileSource ?? profilePath;
   try {
     const profile = JSON.parse(readFileSync(profilePath, 'utf8')) as { name?: unknown; baseUrls?: unknown };
     return { name: profile.name, baseUrls: profile.baseUrls, profile: source, resolvedProfile: profilePath };
@@ -123,15 +123,41 @@ export default class RequirementsReporter implements Reporter {
   }
 
   async onEnd(result: FullResult): Promise<void> {
+    const tests = this.suite?.allTests() ?? [];
+    const { plan } = runEnvironment();
+    if (plan === undefined) {
+      await this.writeFor(tests, result, this.options);
+      return;
+    }
+    // D-RUN-PLAN: each target's results.json from its own projects' tests, into its own directory.
+    const { grep: _runGrep, ...common } = this.options;
+    for (const target of readSuitePlan(plan)) {
+      const own = tests.filter((test) => projectTarget(test.parent.project() ?? {})?.name === target.name);
+      await this.writeFor(own, result, {
+        ...common,
+        outDir: target.outDir,
+        profile: target.profilePath,
+        profileSource: target.profileSource,
+        ...(target.grep !== undefined ? { grep: target.grep } : {}),
+      });
+    }
+  }
+
+  /** Writes results.json, report.html and badge.svg of one target from its tests. */
+  private async writeFor(
+    tests: readonly TestCase[],
+    result: FullResult,
+    options: Required<Pick<RequirementsReporterOptions, 'outDir' | 'strict'>> & RequirementsReporterOptions & { profileSource?: string },
+  ): Promise<void> {
     const finished = new Date();
     const testsById = new Map<string, TestRecord[]>();
     let notRun = 0;
     let interrupted = 0;
     const ranOutOfTime: string[] = [];
-    const catalogue = serverRequirements(this.options.catalogue);
+    const catalogue = serverRequirements(options.catalogue);
     const summaries = new Map(catalogue.map((r) => [r.id, r.summary]));
     const logs: { title: string; log: TrafficLog }[] = [];
-    for (const test of this.suite?.allTests() ?? []) {
+    for (const test of tests) {
       const log = test.results.at(-1) && trafficLogOf(test.results.at(-1) as TestResult);
       if (log) logs.push({ title: test.titlePath().slice(3).join(' › ') || test.title, log });
       let record = recordOf(test, process.cwd(), (id) => summaries.get(id));
@@ -158,24 +184,24 @@ export default class RequirementsReporter implements Reporter {
     const complete = errors.length === 0;
 
     const known = new Set(catalogue.map((r) => r.id));
-    const requirements = requirementResults(catalogue, testsById, { strict: this.options.strict, ...(this.options.grep ? { grep: this.options.grep } : {}) });
+    const requirements = requirementResults(catalogue, testsById, { strict: options.strict, ...(options.grep ? { grep: options.grep } : {}) });
     const unknownIds = [...testsById.keys()].filter((id) => !known.has(id)).sort();
     const results = createResults({
       kind: 'server',
-      target: targetOf(this.options.profile),
+      target: targetOf(options.profile, options.profileSource ?? runEnvironment().profileSource ?? options.profile),
       startedAt: this.started,
       finishedAt: finished,
-      strict: this.options.strict,
+      strict: options.strict,
       complete,
       requirements,
-      ...(this.options.grep ? { grep: this.options.grep } : {}),
+      ...(options.grep ? { grep: options.grep } : {}),
       errors,
       unknownIds,
       findings: groupFindings(requirements),
       ...(logs.length > 0 ? { traffic: traffic.summary } : {}),
-      timing: runTiming(this.suite?.allTests() ?? []),
+      timing: runTiming(tests),
     });
-    writeResults(this.options.outDir, results);
-    (await this.loadReportFiles()).writeReportFiles(this.options.outDir, results, this.options.catalogue);
+    writeResults(options.outDir, results);
+    (await this.loadReportFiles()).writeReportFiles(options.outDir, results, options.catalogue);
   }
 }

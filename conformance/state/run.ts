@@ -16,6 +16,7 @@ import type { HttpResponse } from '../transport/message.ts';
 import type { Target } from '../support/target.ts';
 import type { TargetProfile } from '../target/profile.ts';
 import { runEnvironment } from '../run-environment.ts';
+import { givenProfile } from '../run-plan.ts';
 import type { RequirementId } from '../../spec/requirement-ids.ts';
 import { LISTING_PAGES, planWeight, seedItem, StateViolation, stateCommands } from './commands.ts';
 import type { LoggedExchange, ModelCollection, StatePlan, StateWorld } from './commands.ts';
@@ -100,7 +101,9 @@ export async function runStateModel(
   const spent: Spent = { requests: 0, max: MAX_REQUESTS, longListings: new Set() };
   const covered = new Map<string, number>();
   let failing: { violation: StateViolation; log: LoggedExchange[]; plan: StatePlan } | undefined;
-  const { replaySeed: seed, replayPath: path, replayCommands, profileSource } = runEnvironment();
+  const { replaySeed: seed, replayPath: path, replayCommands } = runEnvironment();
+  // D-RUN-PLAN: the profile of the target this worker tests (its project's, in a run with several).
+  const profileSource = givenProfile(test.info().project)?.source;
   const commandsOf = (plan: StatePlan): fc.Arbitrary<Iterable<fc.AsyncCommand<StateModel, StateWorld>>> =>
     fc.commands(stateCommands(plan, targets.length), { maxCommands: SEQUENCE_STEPS, size: 'max', ...(replayCommands ? { replayPath: replayCommands } : {}) });
   const sequences = fc.oneof(...plans.map((plan) => ({ weight: planWeight(plan), arbitrary: fc.tuple(fc.constant(plan), commandsOf(plan)) })));

@@ -11,6 +11,7 @@ import type { HttpResponse } from '../transport/message.ts';
 import { exchangeText } from './problem.ts';
 import { replayCommand } from './replay.ts';
 import { runEnvironment } from '../run-environment.ts';
+import { givenProfile } from '../run-plan.ts';
 
 export interface PropertyOptions<T = unknown> {
   runs: number;
@@ -40,7 +41,9 @@ export async function assertProperty<T>(
       throw error;
     }
   });
-  const { replaySeed: seed, replayPath: path, profileSource } = runEnvironment();
+  const { replaySeed: seed, replayPath: path } = runEnvironment();
+  // D-RUN-PLAN: the profile of the target this worker tests (its project's, in a run with several).
+  const profileSource = givenProfile(test.info().project)?.source;
   const details = await fc.check(property, {
     numRuns: options.runs,
     ...(options.examples && options.examples.length > 0 ? { examples: options.examples.map((example): [T] => [example]) } : {}),

@@ -10,19 +10,18 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
-import { metaSettings, pool } from '../../fixtures/broken/check.ts';
+import { metaSettings } from '../../fixtures/broken/check.ts';
 import { opensslAvailable } from '../../fixtures/proxies/index.ts';
-import { asExpected, checkValidVariant, formatValidTable } from '../../fixtures/valid/check.ts';
+import { asExpected, checkValidVariants, formatValidTable } from '../../fixtures/valid/check.ts';
 import { VALID_VARIANTS } from '../../fixtures/valid/index.ts';
 import { redisAnswers, sharedRedisUrl } from '../../reference-impl/tools/redis-admin.ts';
 
-const { concurrency, runTimeoutMs: perRunTimeoutMs } = metaSettings();
+const { planTimeoutMs } = metaSettings();
 
 // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture arguments from the pattern
 test('the suite passes every valid variant: exit 0, no MUST failed, exactly the declared warnings', async ({}, testInfo) => {
-  // Past 12 min in two fresh-clone runs on a slower day (2026-12-02) beside the other meta-tests; the
-  // bound only stops a hang.
-  test.setTimeout(20 * 60_000);
+  // One plan run of every variant (D-RUN-PLAN); the bound only stops a hang.
+  test.setTimeout(planTimeoutMs + 120_000);
   expect(VALID_VARIANTS.length, 'at least 15 valid variants').toBeGreaterThanOrEqual(15);
   expect(new Set(VALID_VARIANTS.map((v) => v.name)).size, 'variant names are unique').toBe(VALID_VARIANTS.length);
   expect(VALID_VARIANTS.some((v) => v.start), 'at least one independent server').toBe(true);
@@ -46,14 +45,9 @@ test('the suite passes every valid variant: exit 0, no MUST failed, exactly the 
   // Outside test-results/: another Playwright run in the same tree would clean it mid-run.
   const outRoot = mkdtempSync(join(tmpdir(), 'hac-valid-variants-'));
   const started = performance.now();
-  // The longest runs first (the whole suite, then the rate-limit group), so the pool ends together.
-  const cost = (v: (typeof runnable)[number]): number => (v.grep === undefined ? 2 : v.grep.includes('@rate-limit') ? 1 : 0);
-  const ordered = [...runnable].sort((a, b) => cost(b) - cost(a));
-  const outcomes = await pool(ordered, concurrency, (variant) =>
-    checkValidVariant(variant, { outRoot, workers: cost(variant) > 0 ? 2 : 1, timeoutMs: perRunTimeoutMs }),
-  );
-  const summary = `${formatValidTable(outcomes)}\n\n${outcomes.length} runs in ${((performance.now() - started) / 1000).toFixed(1)} s (concurrency ` +
-    `${concurrency}); results under ${outRoot}`;
+  const outcomes = await checkValidVariants(runnable, { outRoot, workers: 3, timeoutMs: planTimeoutMs });
+  const summary = `${formatValidTable(outcomes)}\n\n${outcomes.length} targets in one plan run, ${((performance.now() - started) / 1000).toFixed(1)} s; ` +
+    `results under ${outRoot}`;
   console.log(`\nvalid variants:\n${summary}\n`);
   await testInfo.attach('valid-variants.txt', { body: summary, contentType: 'text/plain' });
 
@@ -63,7 +57,7 @@ test('the suite passes every valid variant: exit 0, no MUST failed, exactly the 
     expect.soft(outcome.fixedKnownFailures, `${outcome.variant}: a declared known suite failure passes now: remove it from the variant`).toEqual([]);
     expect.soft(outcome.unexpectedWarnings, `${outcome.variant}: no warning beyond the declared ones`).toEqual([]);
     expect.soft(outcome.missingWarnings, `${outcome.variant}: every declared warning is reported (the variant really makes its choice)`).toEqual([]);
-    expect.soft(outcome.exitCode, `${outcome.variant}: the CLI exits ${outcome.expectedExitCode}`).toBe(outcome.expectedExitCode);
+    expect.soft(outcome.exitCode, `${outcome.variant}: its exit code is ${outcome.expectedExitCode}`).toBe(outcome.expectedExitCode);
   }
   if (outcomes.every(asExpected)) rmSync(outRoot, { recursive: true, force: true });
 });
