@@ -37,7 +37,7 @@ import { filesFor, selectedChecks, suiteDeclarations } from './suite-declaration
  * needs: each project matches only those, and the reading errs on loading too much, never too little
  * (the coverage test compares it with Playwright's own listing).
  * Without a shared target (no HAC_PROFILE: every worker starts its own embedded server) the pool is
- * never shared.
+ * never shared. A run with several targets (HAC_PLAN, D-RUN-PLAN) has these two projects per target.
  */
 const environment = runEnvironment();
 const outDir = environment.outDir;
@@ -86,18 +86,21 @@ function projectsOf(
  * D-RUN-PLAN: a run with several targets gives each its two projects, with its selection as the
  * projects' grep (the `--grep` pattern of a one-target run, matched as Playwright matches it) and
  * its plan entry in their metadata (conformance/run-plan.ts); every target's rate-limit project comes
- * first, as in a one-target run. The quick checks take whatever worker is free: a target's
- * rate-limit project keeps only the limit its tokens set.
+ * first, as in a one-target run. Each project gets an equal share of the workers, at least one (and
+ * the rate-limit project no more than its tokens allow): a worker serves one project, so a project
+ * spread over every worker would start a worker process per worker for each target. The valid-variant
+ * meta-test's plan (28 targets, 3 workers) started 98 workers without the share.
  */
 function planProjects(targets: readonly PlanTarget[]): Project[] {
+  const share = Math.max(1, Math.floor(environment.workers / targets.length));
   const projects = targets.map((target) => {
     const [rateLimit, suite] = projectsOf(
       { ...(target.grep !== undefined ? { grep: target.grep } : {}), rateLimitTokens: target.rateLimitTokens, shared: true },
       { rateLimit: `rate-limit ${target.name}`, suite: `suite ${target.name}` },
       { ...(target.grep !== undefined ? { grep: new RegExp(grepPattern(target.grep), 'i') } : {}), metadata: { target } },
     ) as [Project, Project];
-    const { workers: _all, ...quick } = suite;
-    return { rateLimit, suite: quick };
+    const limit = typeof rateLimit.workers === 'number' ? Math.min(rateLimit.workers, share) : share;
+    return { rateLimit: { ...rateLimit, workers: limit }, suite: { ...suite, workers: share } };
   });
   return [...projects.map((p) => p.rateLimit), ...projects.map((p) => p.suite)];
 }

@@ -27,6 +27,8 @@ export interface RequirementsReporterOptions {
   outDir?: string;
   strict?: boolean;
   profile?: string;
+  /** The profile file the user gave (HAC_PROFILE_SOURCE, or a plan target's), named in results.json. */
+  profileSource?: string;
   grep?: string;
   /** Another catalogue file (tests of the reporter itself). */
   catalogue?: string;
@@ -88,8 +90,10 @@ export default class RequirementsReporter implements Reporter {
     const environment = runEnvironment();
     const grep = options.grep ?? environment.grep;
     const profile = options.profile ?? environment.profile;
+    const profileSource = options.profileSource ?? environment.profileSource;
     this.options = {
       ...options,
+      ...(profileSource ? { profileSource } : {}),
       outDir: options.outDir ? resolve(options.outDir) : environment.outDir,
       strict: options.strict ?? environment.strict,
       ...(profile ? { profile } : {}),
@@ -147,7 +151,7 @@ export default class RequirementsReporter implements Reporter {
   private async writeFor(
     tests: readonly TestCase[],
     result: FullResult,
-    options: Required<Pick<RequirementsReporterOptions, 'outDir' | 'strict'>> & RequirementsReporterOptions & { profileSource?: string },
+    options: Required<Pick<RequirementsReporterOptions, 'outDir' | 'strict'>> & RequirementsReporterOptions,
   ): Promise<void> {
     const finished = new Date();
     const testsById = new Map<string, TestRecord[]>();
@@ -188,7 +192,7 @@ export default class RequirementsReporter implements Reporter {
     const unknownIds = [...testsById.keys()].filter((id) => !known.has(id)).sort();
     const results = createResults({
       kind: 'server',
-      target: targetOf(options.profile, options.profileSource ?? runEnvironment().profileSource ?? options.profile),
+      target: targetOf(options.profile, options.profileSource ?? options.profile),
       startedAt: this.started,
       finishedAt: finished,
       strict: options.strict,
