@@ -53,17 +53,17 @@ export function readPlan(file: string, out: string): PlanEntry[] {
     );
   }
   const { targets } = data as { targets: { name: string; profile: string; grep?: string; out?: string }[] };
-  const seen = new Set<string>();
+  const names = new Set<string>();
+  const outs = new Map<string, string>();
   const base = dirname(file);
   return targets.map((target) => {
-    if (seen.has(target.name)) throw new PlanError(`--plan ${file} names the target "${target.name}" twice: give each target a name of its own`);
-    seen.add(target.name);
-    return {
-      name: target.name,
-      profile: resolve(base, target.profile),
-      ...(target.grep !== undefined ? { grep: target.grep.trim() } : {}),
-      out: target.out === undefined ? join(out, target.name) : resolve(base, target.out),
-    };
+    if (names.has(target.name)) throw new PlanError(`--plan ${file} names the target "${target.name}" twice: give each target a name of its own`);
+    names.add(target.name);
+    const dir = target.out === undefined ? join(out, target.name) : resolve(base, target.out);
+    const other = outs.get(dir);
+    if (other !== undefined) throw new PlanError(`--plan ${file}: "${other}" and "${target.name}" write into the same directory ${dir}: give each its own out`);
+    outs.set(dir, target.name);
+    return { name: target.name, profile: resolve(base, target.profile), ...(target.grep !== undefined ? { grep: target.grep.trim() } : {}), out: dir };
   });
 }
 
@@ -154,10 +154,17 @@ export async function runPlan(options: RunOptions & { plan: string }, started: D
     await suite?.stop();
   }
   const suiteMs = performance.now() - suiteStarted;
+  const lines: string[] = [];
   for (const r of ready) {
     console.log(`\n== ${r.entry.name} (${r.baseUrls.join(', ')})`);
     const outcome = { runs: [r.record.reported()], baseUrls: r.baseUrls, cutByDeadline, warnings, suiteMs, started };
-    codes.push(await verdict(r.options, r.record, outcome));
+    const code = await verdict(r.options, r.record, outcome);
+    codes.push(code);
+    lines.push(`  ${r.entry.name}: exit ${code} (${r.record.resultsFile})`);
   }
+  const refused = entries
+    .filter((entry) => !ready.some((r) => r.entry === entry))
+    .map((entry) => `  ${entry.name}: exit 2, could not run (${join(entry.out, 'results.json')})`);
+  console.log(`\nplan: ${entries.length} targets, exit ${Math.max(...codes)} (the worst of theirs)\n${[...lines, ...refused].join('\n')}`);
   return Math.max(...codes);
 }

@@ -60,6 +60,8 @@ test('two targets and one that cannot run: each its own results.json, selection 
     expect(down.errors?.join('\n')).toContain('plan target "down": target unreachable');
     expect(run.stdout).toContain(`== reference (${reference.profile.baseUrls[0]})`);
     expect(run.stdout).toContain(`== broken (${variant.profile.baseUrls[0]})`);
+    expect(run.stdout).toContain('plan: 3 targets, exit 2 (the worst of theirs)');
+    expect(run.stdout).toMatch(/ {2}reference: exit 0 \(.*results\.json\)\n {2}broken: exit 1 .*\n {2}down: exit 2, could not run/);
   } finally {
     await Promise.all(running.map((r) => r.close()));
   }
@@ -79,6 +81,12 @@ test('an unusable plan stops before any target, naming the problem and the fix',
   expect(invalid.stderr).toContain('does not match spec/schemas/run-plan.schema.json');
   expect(invalid.stderr).toContain('/targets/0/name');
 
+  writeFileSync(file, JSON.stringify({ targets: [{ name: 'a', profile: 'a.json', out: 'same' }, { name: 'b', profile: 'b.json', out: './same' }] }));
+  const sameOut = await runCli(['--plan', file, '--out', join(dir, 'out')]);
+  expect(sameOut.code).toBe(2);
+  expect(sameOut.stderr).toContain('"a" and "b" write into the same directory');
+
+  writeFileSync(file, JSON.stringify({ targets: [{ name: '../a', profile: 'a.json' }] }));
   const combined = await runCli(['--plan', file, '--grep', '@smoke']);
   expect(combined.code).toBe(2);
   expect(combined.stderr).toContain('--plan cannot be combined with --grep');
