@@ -106,9 +106,8 @@ async function meet(options: RunOptions, entry: PlanEntry, started: Date, deadli
     };
     return { entry, options: own, record, target, baseUrls: valid.baseUrls };
   } catch (error) {
-    if (error instanceof DeadlinePassed) return record.refused(new CannotRun(error.message));
-    if (error instanceof CannotRun) return record.refused(new CannotRun(`plan target "${entry.name}": ${error.message}`, error.target));
-    throw error;
+    if (!(error instanceof DeadlinePassed) && !(error instanceof CannotRun)) throw error;
+    return record.refused(new CannotRun(`plan target "${entry.name}": ${error.message}`, error instanceof CannotRun ? error.target : {}));
   }
 }
 
@@ -132,8 +131,9 @@ export async function runPlan(options: RunOptions & { plan: string }, started: D
   }
   const met = await Promise.all(entries.map((entry) => meet(options, entry, started, deadline)));
   const ready = met.filter((m): m is Ready => typeof m !== 'number');
-  const codes = met.filter((m): m is number => typeof m === 'number');
-  if (ready.length === 0) return Math.max(...codes);
+  // Each target's exit code, in the plan's order: 2 for one that could not run, else its verdict's.
+  const codes = new Map(entries.map((entry, index) => [entry.name, typeof met[index] === 'number' ? met[index] : undefined]));
+  if (ready.length === 0) return closing(entries, codes);
   mkdirSync(options.out, { recursive: true });
   const planFile = join(options.out, 'suite-plan.json');
   writeSuitePlan(planFile, ready.map((r) => r.target));
@@ -148,23 +148,27 @@ export async function runPlan(options: RunOptions & { plan: string }, started: D
   } catch (error) {
     if (!(error instanceof DeadlinePassed)) throw error;
     await suite?.stop();
-    for (const r of ready) codes.push(await r.record.unfinished(error.message, { baseUrls: r.baseUrls }));
-    return Math.max(...codes);
+    for (const r of ready) codes.set(r.entry.name, await r.record.unfinished(error.message, { baseUrls: r.baseUrls }));
+    return closing(entries, codes);
   } finally {
     await suite?.stop();
   }
   const suiteMs = performance.now() - suiteStarted;
-  const lines: string[] = [];
   for (const r of ready) {
     console.log(`\n== ${r.entry.name} (${r.baseUrls.join(', ')})`);
     const outcome = { runs: [r.record.reported()], baseUrls: r.baseUrls, cutByDeadline, warnings, suiteMs, started };
-    const code = await verdict(r.options, r.record, outcome);
-    codes.push(code);
-    lines.push(`  ${r.entry.name}: exit ${code} (${r.record.resultsFile})`);
+    codes.set(r.entry.name, await verdict(r.options, r.record, outcome));
   }
-  const refused = entries
-    .filter((entry) => !ready.some((r) => r.entry === entry))
-    .map((entry) => `  ${entry.name}: exit 2, could not run (${join(entry.out, 'results.json')})`);
-  console.log(`\nplan: ${entries.length} targets, exit ${Math.max(...codes)} (the worst of theirs)\n${[...lines, ...refused].join('\n')}`);
-  return Math.max(...codes);
+  return closing(entries, codes);
+}
+
+/** Prints each target's exit code and results file in the plan's order; returns the worst code. */
+function closing(entries: readonly PlanEntry[], codes: ReadonlyMap<string, number | undefined>): number {
+  const worst = Math.max(...entries.map((entry) => codes.get(entry.name) ?? 1));
+  const lines = entries.map((entry) => {
+    const code = codes.get(entry.name) ?? 1;
+    return `  ${entry.name}: exit ${code}${code === 2 ? ', could not run' : ''} (${join(entry.out, 'results.json')})`;
+  });
+  console.log(`\nplan: ${entries.length} targets, exit ${worst} (the worst of theirs)\n${lines.join('\n')}`);
+  return worst;
 }
