@@ -9,7 +9,7 @@ import { defineConfig } from '@playwright/test';
  * `npm test` runs the projects in three phases (package.json, `test:timing`, `test:matrix`, then
  * `test:others`), each a Playwright run of its own with its own JSON report: test-results/report-<phase>.json.
  * - `timing`: the tests whose verdicts are real-time measurements (the client harness and matrix, the
- *   bucket arithmetic, failovers), alone on the machine. Beside the CPU-heavy meta-tests (each runs
+ *   bucket arithmetic, failovers), alone on the machine. Beside the CPU-heavy meta-tests (each then ran
  *   the CLI dozens of times, load average 10-17 on 2 cores) a correct client's wait measured 4.8 s
  *   where 4 s was its bound, a no-jitter client passed CLIENT-BACKOFF-JITTER, and a failover test ran
  *   past its 240 s bound. Not a project dependency: a failing dependency skips every later project

@@ -33,7 +33,7 @@ function baselineFor(variants: readonly BrokenVariant[], instances: 1 | 2): Brok
 
 // eslint-disable-next-line no-empty-pattern -- Playwright reads the fixture arguments from the pattern
 test('the suite passes the unmodified reference server and catches every broken variant by its declared IDs', async ({}, testInfo) => {
-  // One plan run of 78 targets: 94 s wall and 145 CPU-s alone on 2 cores (2026-12-03), where 78 runs of
+  // One plan run of 76 targets: 94 s wall and 145 CPU-s alone on 2 cores (2026-12-03), where 76 runs of
   // the CLI, two at a time, took 219 s and 344 CPU-s. The bound only stops a hang.
   test.setTimeout(planTimeoutMs + 120_000);
   const redisUrl = sharedRedisUrl();
