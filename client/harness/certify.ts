@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { pool } from '../../spec/pool.ts';
 import { createResults, outcomeFor } from '../../spec/results.ts';
 import type { RequirementResult, RunResults, TestRecord } from '../../spec/results.ts';
 import { jitterChecks } from './backoff.ts';
@@ -178,7 +179,7 @@ export async function certifyClient(options: CertifyOptions): Promise<Certificat
     list = selected(scale);
     probe = list[0] ? await playSafe(list[0]) : undefined;
   }
-  const played = [probe, ...(await playPool(list.slice(1), options.concurrency ?? 1, playSafe))];
+  const played = [probe, ...(await pool(list.slice(1), options.concurrency ?? 1, playSafe))];
 
   const plays: JudgedRun[][] = [];
   list.forEach((scenario, i) => {
@@ -204,7 +205,7 @@ export async function certifyClient(options: CertifyOptions): Promise<Certificat
     const again = toPlayAgain(plays, contextNow());
     if (again.length === 0) break;
     log(`timer lateness too large to judge: playing ${again.map((p) => p[0]?.scenario.name).join(', ')} again (play ${round} of at most ${MAX_PLAYS})`);
-    const replayed = await playPool(
+    const replayed = await pool(
       again.map((p) => (p[0] as JudgedRun).scenario),
       options.concurrency ?? 1,
       playSafe,
@@ -255,24 +256,6 @@ function notJudged(): RequirementResult[] {
     reason: 'not judged: the adapter failed on the first scenario',
     tests: [],
   }));
-}
-
-/** Plays the scenarios of `list`, `concurrency` at a time (at least one); the runs in the order of `list`, undefined where one could not be played. */
-async function playPool(
-  list: readonly Scenario[],
-  concurrency: number,
-  playSafe: (scenario: Scenario) => Promise<ScenarioRun | undefined>,
-): Promise<(ScenarioRun | undefined)[]> {
-  const played: (ScenarioRun | undefined)[] = [];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < list.length) {
-      const index = next++;
-      played[index] = await playSafe(list[index] as Scenario);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
-  return played;
 }
 
 /** A play with its verdict. */

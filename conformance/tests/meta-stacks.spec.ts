@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, expect } from '@playwright/test';
-import { pool } from '../../fixtures/broken/check.ts';
+import { pool } from '../../spec/pool.ts';
 import { asDeclared, checkStack, findingProblems, formatStackTable } from '../../fixtures/stacks/check.ts';
 import { STACKS } from '../../fixtures/stacks/index.ts';
 import { defectsOf, failureKey } from '../../fixtures/stacks/stack.ts';
