@@ -36,8 +36,18 @@ import { filesFor, selectedChecks, suiteDeclarations } from './suite-declaration
  * spec (suite-declarations.ts) before Playwright lists the tests; so are the spec files a selection
  * needs: each project matches only those, and the reading errs on loading too much, never too little
  * (the coverage test compares it with Playwright's own listing).
+ * A whole run on a shared target with five workers or more (a target elsewhere gets six by default,
+ * cli/run/workers.ts) has a third project between the two, `sequences`: the state check's model-based
+ * sequences (state.spec), the longest quick check where every answer takes a round trip, on a worker
+ * of its own from the start, while the rate-limit checks take all workers but two. In the suite
+ * project it started when the other files' checks had been handed out (Playwright hands out a
+ * project's checks in file order) and ended the run: behind a 50 ms latency proxy, 6 workers, it ran
+ * 13 s from 24 s to 37 s of a 36.5-39.3 s run, and the runs took 28.6-32.1 s with the project (2
+ * alternating runs each, 2 cores, load 1). On loopback (3 workers by default) the sequences take a
+ * second or two and the split would cost a worker of the three, so they stay with the quick checks.
  * Without a shared target (no HAC_PROFILE: every worker starts its own embedded server) the pool is
- * never shared. A run with several targets (HAC_PLAN, D-RUN-PLAN) has these two projects per target.
+ * never shared. A run with several targets (HAC_PLAN, D-RUN-PLAN) has the rate-limit and quick
+ * projects per target.
  */
 const environment = runEnvironment();
 const outDir = environment.outDir;
@@ -46,6 +56,9 @@ const chosen = environment.reporter;
 const ownFile = fileURLToPath(import.meta.url);
 const ownExtension = extname(ownFile);
 const rateLimitSpec = `rate-limit.spec${ownExtension}`;
+const sequencesSpec = `state.spec${ownExtension}`;
+/** The fewest workers with which a whole run gives the state sequences a worker of their own (see above). */
+const SEQUENCES_FROM_WORKERS = 5;
 // The spec files the selection needs (suite-declarations.ts): a one-requirement run loads only those.
 const declarations = suiteDeclarations(join(dirname(ownFile), 'suite'), ownExtension);
 const rateLimitDeclarations = declarations.find((d) => d.file === rateLimitSpec);
@@ -57,9 +70,15 @@ interface Selection {
   shared: boolean;
 }
 
-/** Workers of the rate-limit project, and the quick checks' limit when they must leave the others to it. */
-function scheduling({ grep, rateLimitTokens, shared }: Selection): { rateLimit: number; suite?: number } {
+/**
+ * Workers of the rate-limit project, the quick checks' limit when they must leave the others to it,
+ * and whether the state sequences get a project (and a worker) of their own.
+ */
+function scheduling({ grep, rateLimitTokens, shared }: Selection): { rateLimit: number; suite?: number; sequences?: true } {
   if (shared && (rateLimitTokens ?? 1) < 2) return { rateLimit: 1 };
+  if (grep === undefined && shared && environment.workers >= SEQUENCES_FROM_WORKERS) {
+    return { rateLimit: Math.min(environment.workers - 2, rateLimitTokens ?? environment.workers - 2), sequences: true };
+  }
   if (grep === undefined) return { rateLimit: Math.max(1, environment.workers - 1) };
   if (/rate-limit/i.test(grep)) return { rateLimit: environment.workers };
   const selected = rateLimitDeclarations && selectedChecks(rateLimitDeclarations, grep);
@@ -68,17 +87,23 @@ function scheduling({ grep, rateLimitTokens, shared }: Selection): { rateLimit: 
   return { rateLimit, suite: environment.workers - rateLimit };
 }
 
-/** The rate-limit project and the quick checks' project of one selection; the spec files it needs only. */
+/**
+ * The rate-limit project, the state sequences' project where they get one (only when `names` has a
+ * name for it) and the quick checks' project of one selection; the spec files it needs only.
+ */
 function projectsOf(
   selection: Selection,
-  names: { rateLimit: string; suite: string },
+  names: { rateLimit: string; suite: string; sequences?: string },
   extra: { grep?: RegExp; metadata?: Record<string, unknown> } = {},
 ): Project[] {
   const files = filesFor(declarations, selection.grep);
   const workers = scheduling(selection);
+  const sequences = workers.sequences && names.sequences !== undefined && files.includes(sequencesSpec) ? names.sequences : undefined;
+  const quick = files.filter((f) => f !== rateLimitSpec && (sequences === undefined || f !== sequencesSpec));
   return [
     { name: names.rateLimit, testMatch: files.filter((f) => f === rateLimitSpec), workers: workers.rateLimit, ...extra },
-    { name: names.suite, testMatch: files.filter((f) => f !== rateLimitSpec), ...(workers.suite !== undefined ? { workers: workers.suite } : {}), ...extra },
+    ...(sequences !== undefined ? [{ name: sequences, testMatch: [sequencesSpec], workers: 1, ...extra }] : []),
+    { name: names.suite, testMatch: quick, ...(workers.suite !== undefined ? { workers: workers.suite } : {}), ...extra },
   ];
 }
 
@@ -113,7 +138,7 @@ const projects =
           ...(environment.rateLimitTokens !== undefined ? { rateLimitTokens: environment.rateLimitTokens } : {}),
           shared: environment.profile !== undefined,
         },
-        { rateLimit: 'rate-limit', suite: 'suite' },
+        { rateLimit: 'rate-limit', sequences: 'sequences', suite: 'suite' },
       )
     : planProjects(readSuitePlan(environment.plan));
 

@@ -66,3 +66,21 @@ test('a selection loads every spec file holding a test it selects, and no other'
   // A free pattern may match titles: every file.
   expect(filesFor(declarations, 'honest Retry-After|burst')).toHaveLength(declarations.length);
 });
+
+test('a whole run with five workers or more on a shared target starts the state sequences on a worker of their own, and runs every check once', async () => {
+  const key = (t: ListedTest): string => `${basename(t.file)}:${t.line}`;
+  const shared = { HAC_PROFILE: join(PACKAGE_ROOT, 'fixtures', 'profiles', 'reference.json'), HAC_RATE_LIMIT_TOKENS: '8' };
+  for (const [workers, projects] of [['3', ['rate-limit', 'suite']], ['6', ['rate-limit', 'sequences', 'suite']]] as const) {
+    const listed = await listSuite({ ...shared, HAC_WORKERS: workers });
+    expect(listed.errors, `${workers} workers`).toEqual([]);
+    // Every check of the suite, each in one project: the split drops and repeats nothing.
+    expect(listed.tests.map(key).sort(), `${workers} workers`).toEqual(tests.map(key).sort());
+    expect(listed.tests.filter((t) => t.projects.length !== 1).map(key), `${workers} workers`).toEqual([]);
+    const projectOf = (file: string): string[] => [...new Set(listed.tests.filter((t) => basename(t.file) === file).flatMap((t) => t.projects))];
+    expect([...new Set(listed.tests.flatMap((t) => t.projects))].sort(), `${workers} workers`).toEqual([...projects].sort());
+    expect(projectOf('rate-limit.spec.ts')).toEqual(['rate-limit']);
+    expect(projectOf('state.spec.ts')).toEqual([workers === '6' ? 'sequences' : 'suite']);
+    expect(projectOf('auth.spec.ts')).toEqual(['suite']);
+  }
+});
+

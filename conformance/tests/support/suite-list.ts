@@ -19,6 +19,8 @@ export interface ListedTest {
   /** IDs declared by `@ID` tags and by `requirement` annotations, separately. */
   taggedIds: string[];
   annotatedIds: string[];
+  /** The projects the test is listed in (a run's projects: conformance/playwright.config.ts). */
+  projects: string[];
 }
 
 interface JsonSpec {
@@ -26,7 +28,7 @@ interface JsonSpec {
   file: string;
   line: number;
   tags: string[];
-  tests: { annotations: { type: string; description?: string }[] }[];
+  tests: { projectName: string; annotations: { type: string; description?: string }[] }[];
 }
 
 interface JsonSuite {
@@ -50,16 +52,17 @@ function collect(suite: JsonSuite, into: ListedTest[], parents: string[] = []): 
       requirementIds: [...new Set([...tagged, ...annotated])],
       taggedIds: tagged,
       annotatedIds: [...annotated],
+      projects: spec.tests.map((t) => t.projectName),
     });
   }
   for (const child of suite.suites ?? []) collect(child, into, path);
 }
 
-/** Lists the suite; `errors` holds the load errors Playwright reported. */
-export async function listSuite(): Promise<{ tests: ListedTest[]; errors: string[] }> {
+/** Lists the suite as a run with `env` would run it (by default no shared target); `errors` holds the load errors Playwright reported. */
+export async function listSuite(env: Record<string, string | undefined> = {}): Promise<{ tests: ListedTest[]; errors: string[] }> {
   const run = await runNode(
     [PLAYWRIGHT, 'test', '--list', '--reporter=json', '-c', join(PACKAGE_ROOT, 'conformance', 'playwright.config.ts')],
-    { HAC_PROFILE: undefined },
+    { HAC_PROFILE: undefined, ...env },
     60_000,
   );
   let report: { suites: JsonSuite[]; errors?: { message?: string }[] };
