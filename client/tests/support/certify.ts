@@ -8,14 +8,18 @@ import { certifyClient } from '../../harness/certify.ts';
 import type { Certification, CertifyOptions } from '../../harness/certify.ts';
 import { resultsSchemaErrors } from '../../../spec/results.ts';
 import type { RunResults } from '../../../spec/results.ts';
-import { compiledCli } from '../../../fixtures/support/compiled-cli.ts';
+import { compiledCli, compiledFixture } from '../../../fixtures/support/compiled-cli.ts';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** The shell command that runs the fixture adapter `file` (a .ts file runs through tsx). */
+/**
+ * The shell command that runs the fixture adapter `file`: a .ts adapter compiled with the command
+ * (fixtures/support/compiled-cli.ts), which starts without tsx; the README's client-check command,
+ * through tsx, is run as printed by readme-commands.spec.ts.
+ */
 export function fixtureCommand(file: string): string {
-  const path = fileURLToPath(new URL(`../../../fixtures/clients/${file}`, import.meta.url));
-  return file.endsWith('.ts') ? `node --import tsx ${path}` : `node ${path}`;
+  const path = file.endsWith('.ts') ? compiledFixture(file) : fileURLToPath(new URL(`../../../fixtures/clients/${file}`, import.meta.url));
+  return `node ${path}`;
 }
 
 /**
