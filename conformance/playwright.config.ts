@@ -6,7 +6,9 @@ import { runEnvironment } from './run-environment.ts';
 import { readSuitePlan } from './run-plan.ts';
 import type { PlanTarget } from './run-plan.ts';
 import { grepPattern } from './selection.ts';
-import { filesFor, selectedChecks, suiteDeclarations } from './suite-declarations.ts';
+import { scheduling } from './scheduling.ts';
+import type { Selection } from './scheduling.ts';
+import { filesFor, suiteDeclarations } from './suite-declarations.ts';
 
 /**
  * Playwright configuration of a conformance run (used by `http-api-conformance run`, which sets the
@@ -16,38 +18,13 @@ import { filesFor, selectedChecks, suiteDeclarations } from './suite-declaration
  * Environment: conformance/run-environment.ts (output directory, reporter, workers, global timeout;
  * a run cut short is incomplete, never a success).
  *
- * Two projects, the rate-limit checks first: they are the longest of the run (they wait for buckets
- * to refill, up to capacity / rate seconds each) and mostly wait, so they start at once on their own
- * workers while the quick checks take the others (Playwright hands out tests in project order and
- * moves on to the next project when one is at its worker limit). A worker serves one project, so a
- * worker that has run out of rate-limit checks is replaced by a new one (a second or so of start-up).
- * Each rate-limit check holds one token of the profile's pool (rate-limit-fixtures.ts, a
- * lock shared by all workers). How many workers they take:
- * - one token on a shared target: one, so the checks run one after another instead of workers
- *   queueing for the same lock;
- * - the whole suite: all workers but one (the rate-limit group is about half the run's test time);
- * - a selection of the rate-limit group or of its requirements: all workers, there is nothing else;
- * - any other selection that holds rate-limit checks (`@smoke` holds two): one per selected check, at
- *   most all workers but one, and the quick checks get the other workers only, so the rate-limit
- *   checks wait side by side (each mostly waits out a Retry-After) and no worker is replaced mid-run;
- * - any other selection: the quick checks take every worker (one is left to the rate-limit project,
- *   which has nothing to run).
- * How many rate-limit checks a selection holds is read from the `req(...)` tags of the rate-limit
- * spec (suite-declarations.ts) before Playwright lists the tests; so are the spec files a selection
- * needs: each project matches only those, and the reading errs on loading too much, never too little
- * (the coverage test compares it with Playwright's own listing).
- * A whole run on a shared target with five workers or more (a target elsewhere gets six by default,
- * cli/run/workers.ts) has a third project between the two, `sequences`: the state check's model-based
- * sequences (state.spec), the longest quick check where every answer takes a round trip, on a worker
- * of its own from the start, while the rate-limit checks take all workers but two. In the suite
- * project it started when the other files' checks had been handed out (Playwright hands out a
- * project's checks in file order) and ended the run: behind a 50 ms latency proxy, 6 workers, it ran
- * 13 s from 24 s to 37 s of a 36.5-39.3 s run, and the runs took 28.6-32.1 s with the project (2
- * alternating runs each, 2 cores, load 1). On loopback (3 workers by default) the sequences take a
- * second or two and the split would cost a worker of the three, so they stay with the quick checks.
- * Without a shared target (no HAC_PROFILE: every worker starts its own embedded server) the pool is
- * never shared. A run with several targets (HAC_PLAN, D-RUN-PLAN) has the rate-limit and quick
- * projects per target.
+ * Two or three projects per target, the rate-limit checks first, with the workers conformance/scheduling.ts
+ * gives them. The spec files a selection needs are read from the `req(...)` tags of the suite
+ * (suite-declarations.ts) before Playwright lists the tests: each project matches only those, and the
+ * reading errs on loading too much, never too little (the coverage test compares it with Playwright's
+ * own listing). Without a shared target (no HAC_PROFILE: every worker starts its own embedded server)
+ * the pool is never shared. A run with several targets (HAC_PLAN, D-RUN-PLAN) has the rate-limit and
+ * quick projects per target.
  */
 const environment = runEnvironment();
 const outDir = environment.outDir;
@@ -57,35 +34,9 @@ const ownFile = fileURLToPath(import.meta.url);
 const ownExtension = extname(ownFile);
 const rateLimitSpec = `rate-limit.spec${ownExtension}`;
 const sequencesSpec = `state.spec${ownExtension}`;
-/** The fewest workers with which a whole run gives the state sequences a worker of their own (see above). */
-const SEQUENCES_FROM_WORKERS = 5;
 // The spec files the selection needs (suite-declarations.ts): a one-requirement run loads only those.
 const declarations = suiteDeclarations(join(dirname(ownFile), 'suite'), ownExtension);
 const rateLimitDeclarations = declarations.find((d) => d.file === rateLimitSpec);
-
-/** A target's selection and rate-limit tokens, and whether it shares one target between workers (a profile). */
-interface Selection {
-  grep?: string;
-  rateLimitTokens?: number;
-  shared: boolean;
-}
-
-/**
- * Workers of the rate-limit project, the quick checks' limit when they must leave the others to it,
- * and whether the state sequences get a project (and a worker) of their own.
- */
-function scheduling({ grep, rateLimitTokens, shared }: Selection): { rateLimit: number; suite?: number; sequences?: true } {
-  if (shared && (rateLimitTokens ?? 1) < 2) return { rateLimit: 1 };
-  if (grep === undefined && shared && environment.workers >= SEQUENCES_FROM_WORKERS) {
-    return { rateLimit: Math.min(environment.workers - 2, rateLimitTokens ?? environment.workers - 2), sequences: true };
-  }
-  if (grep === undefined) return { rateLimit: Math.max(1, environment.workers - 1) };
-  if (/rate-limit/i.test(grep)) return { rateLimit: environment.workers };
-  const selected = rateLimitDeclarations && selectedChecks(rateLimitDeclarations, grep);
-  if (!selected || environment.workers < 2) return { rateLimit: 1 };
-  const rateLimit = Math.min(selected, environment.workers - 1, rateLimitTokens ?? selected);
-  return { rateLimit, suite: environment.workers - rateLimit };
-}
 
 /**
  * The rate-limit project, the state sequences' project where they get one (only when `names` has a
@@ -97,7 +48,7 @@ function projectsOf(
   extra: { grep?: RegExp; metadata?: Record<string, unknown> } = {},
 ): Project[] {
   const files = filesFor(declarations, selection.grep);
-  const workers = scheduling(selection);
+  const workers = scheduling(selection, environment.workers, rateLimitDeclarations);
   const sequences = workers.sequences && names.sequences !== undefined && files.includes(sequencesSpec) ? names.sequences : undefined;
   const quick = files.filter((f) => f !== rateLimitSpec && (sequences === undefined || f !== sequencesSpec));
   return [
