@@ -88,6 +88,7 @@ const projects =
           ...(environment.grep !== undefined ? { grep: environment.grep } : {}),
           ...(environment.rateLimitTokens !== undefined ? { rateLimitTokens: environment.rateLimitTokens } : {}),
           shared: environment.profile !== undefined,
+          keepWorkers: environment.keepWorkers,
         },
         { rateLimit: 'rate-limit', sequences: 'sequences', suite: 'suite' },
       )

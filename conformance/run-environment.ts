@@ -20,6 +20,11 @@ export interface RunEnvironment {
   profileSource?: string;
   /** HAC_PLAN: the suite plan of a run with several targets (conformance/run-plan.ts, D-RUN-PLAN); it replaces HAC_PROFILE. */
   plan?: string;
+  /**
+   * HAC_KEEP_WORKERS=1: no worker is replaced mid-run (conformance/scheduling.ts). The CLI sets it when
+   * it chose the workers for a target on this machine, whose cores the run shares with it.
+   */
+  keepWorkers: boolean;
   /** HAC_OUT: the output directory (absolute), default `conformance-results`. */
   outDir: string;
   /** HAC_STRICT=1: a failed SHOULD fails the run. */
@@ -92,6 +97,7 @@ export function runEnvironment(env: NodeJS.ProcessEnv = process.env): RunEnviron
     profileChecked: env.HAC_PROFILE_CHECKED === '1',
     ...(env.HAC_PROFILE_SOURCE ? { profileSource: env.HAC_PROFILE_SOURCE } : {}),
     ...(env.HAC_PLAN ? { plan: env.HAC_PLAN } : {}),
+    keepWorkers: env.HAC_KEEP_WORKERS === '1',
     outDir: resolve(env.HAC_OUT ?? 'conformance-results'),
     strict: env.HAC_STRICT === '1',
     ...(env.HAC_GREP ? { grep: env.HAC_GREP } : {}),
@@ -142,6 +148,8 @@ export interface SuiteTarget {
   profileSource: string;
   /** The profile's rate-limit tokens (HAC_RATE_LIMIT_TOKENS). */
   rateLimitTokens: number;
+  /** No worker is replaced mid-run (HAC_KEEP_WORKERS). */
+  keepWorkers?: boolean;
 }
 
 /** What the CLI hands to the suite process: one target, or the suite plan of several (`plan`, D-RUN-PLAN). */
@@ -161,13 +169,14 @@ export type SuiteSettings = (SuiteTarget | { plan: string }) & {
 /** The environment of the suite process: `base` (the CLI's own) with the contract's variables set (the CLI's side). */
 export function suiteEnvironment(settings: SuiteSettings, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base, HAC_OUT: settings.outDir, HAC_STRICT: settings.strict ? '1' : '0', HAC_REPORTER: settings.reporter };
-  for (const name of ['HAC_PLAN', 'HAC_PROFILE', 'HAC_PROFILE_SOURCE', 'HAC_PROFILE_CHECKED', 'HAC_RATE_LIMIT_TOKENS']) delete env[name];
+  for (const name of ['HAC_PLAN', 'HAC_PROFILE', 'HAC_PROFILE_SOURCE', 'HAC_PROFILE_CHECKED', 'HAC_RATE_LIMIT_TOKENS', 'HAC_KEEP_WORKERS']) delete env[name];
   if ('plan' in settings) env.HAC_PLAN = settings.plan;
   else {
     env.HAC_PROFILE = settings.profilePath;
     env.HAC_PROFILE_SOURCE = settings.profileSource;
     env.HAC_RATE_LIMIT_TOKENS = String(settings.rateLimitTokens);
     if (settings.profileChecked) env.HAC_PROFILE_CHECKED = '1';
+    if (settings.keepWorkers) env.HAC_KEEP_WORKERS = '1';
   }
   if (settings.workers !== undefined) env.HAC_WORKERS = String(settings.workers);
   if (settings.grep) env.HAC_GREP = settings.grep;

@@ -21,7 +21,7 @@ import { preflight } from './preflight.ts';
 import { CannotRun, RunRecord } from './record.ts';
 import { meetTarget } from './target.ts';
 import { verdict } from './verdict.ts';
-import { defaultWorkers, REMOTE_WORKERS } from './workers.ts';
+import { defaultWorkers, isLocalTarget, REMOTE_WORKERS } from './workers.ts';
 
 /** Room left after the suite's own global timeout for stopping it and writing the report (at least; a tenth of the deadline when more). */
 const REPORT_MARGIN_MS = 15_000;
@@ -56,7 +56,9 @@ export async function runCommand(args: string[]): Promise<number> {
     const valid = await meetTarget(options, ready, deadline, running);
     baseUrls = valid.baseUrls;
     // Neither --workers nor HAC_WORKERS: 3 workers for a target on this machine, 6 for one elsewhere (workers.ts).
-    const workers = options.workers ?? (runEnvironment().workersGiven ? undefined : defaultWorkers(running.embedded ? [] : valid.baseUrls));
+    const chosen = options.workers === undefined && !runEnvironment().workersGiven;
+    const local = running.embedded !== undefined || isLocalTarget(valid.baseUrls);
+    const workers = options.workers ?? (chosen ? defaultWorkers(running.embedded ? [] : valid.baseUrls) : undefined);
     if (options.workers === undefined && workers === REMOTE_WORKERS) {
       console.log(`workers: ${REMOTE_WORKERS} (the target is not on this machine: its checks mostly wait on the network; --workers N to choose)`);
     }
@@ -79,6 +81,8 @@ export async function runCommand(args: string[]): Promise<number> {
         strict: options.strict,
         reporter: options.reporter,
         rateLimitTokens: valid.tokens ? rateLimitPool({ tokens: valid.tokens }).length : 0,
+        // The run shares this machine's cores with its target: a worker replaced mid-run costs more than it helps (conformance/scheduling.ts).
+        keepWorkers: chosen && local,
         ...(harDir !== undefined ? { har: { dir: harDir, secrets: options.harSecrets } } : {}),
         ...(workers !== undefined ? { workers } : {}),
         ...(options.grep ? { grep: options.grep } : {}),

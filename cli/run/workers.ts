@@ -23,14 +23,18 @@ export function isLoopbackHost(hostname: string): boolean {
   return family !== 0 && LOOPBACK.check(host, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-/** The default worker count for these base URLs (the embedded server: none given, so local). */
-export function defaultWorkers(baseUrls: readonly string[]): number {
-  const remote = baseUrls.some((url) => {
+/** True when every one of these base URLs is on this machine (the embedded server: none given, so local). */
+export function isLocalTarget(baseUrls: readonly string[]): boolean {
+  return baseUrls.every((url) => {
     try {
-      return !isLoopbackHost(new URL(url).hostname);
+      return isLoopbackHost(new URL(url).hostname);
     } catch {
-      return false;
+      return true;
     }
   });
-  return remote ? REMOTE_WORKERS : LOCAL_WORKERS;
+}
+
+/** The default worker count for these base URLs (the embedded server: none given, so local). */
+export function defaultWorkers(baseUrls: readonly string[]): number {
+  return isLocalTarget(baseUrls) ? LOCAL_WORKERS : REMOTE_WORKERS;
 }

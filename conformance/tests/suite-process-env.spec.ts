@@ -4,7 +4,7 @@
  * (the installed runs of package-install.spec.ts run with it); the TypeScript suite of the repository keeps it.
  */
 import { expect, test } from '@playwright/test';
-import { exportRunBounds, runEnvironment } from '../run-environment.ts';
+import { exportRunBounds, runEnvironment, suiteEnvironment } from '../run-environment.ts';
 import { suiteProcessEnvironment } from '../suite-process.ts';
 
 const settings = {
@@ -23,6 +23,13 @@ test('the compiled suite runs without Playwright\'s TypeScript loader, the TypeS
   const sources = suiteProcessEnvironment(settings, false);
   expect(sources.PW_DISABLE_TS_ESM).toBe(process.env.PW_DISABLE_TS_ESM);
   expect(sources.HAC_OUT).toBe('/tmp/hac-out');
+});
+
+test('keeping the workers goes through the contract as HAC_KEEP_WORKERS, and only for the run that says so', () => {
+  expect(runEnvironment(suiteProcessEnvironment({ ...settings, keepWorkers: true }, false)).keepWorkers).toBe(true);
+  expect(runEnvironment(suiteProcessEnvironment(settings, false)).keepWorkers).toBe(false);
+  // A value inherited from the CLI's own environment does not leak into a run that does not keep them.
+  expect(runEnvironment(suiteEnvironment(settings, { ...process.env, HAC_KEEP_WORKERS: '1' })).keepWorkers).toBe(false);
 });
 
 test('the run\'s bounds go through the contract: the CLI exports them and runEnvironment reads them back', () => {
