@@ -24,10 +24,10 @@
  * A whole run on a target that shares this machine, with the workers the CLI chose for it (3:
  * loopback base URLs or the embedded server, cli/run/workers.ts; HAC_KEEP_WORKERS), keeps the quick
  * checks to the workers the rate-limit checks leave: the run is bound by the cores it shares with
- * its target, and the workers that replaced the rate-limit workers cost more CPU than their help saved. The embedded
- * run, 3 alternating runs each on 2 cores, load 1.6-2.2: 15.7-19.4 s and 21.8-27.6 CPU-s with the
- * replacements (5 workers), 13.2-17.2 s and 17.2-22.5 CPU-s without (3 workers), every requirement
- * with the same outcome. A target elsewhere is bound by round trips, not cores: there the freed
+ * its target, and the workers that replaced the rate-limit workers cost more CPU than their help
+ * saved. The embedded run, 3 alternating runs each on 2 cores, load 1.6-2.2: 15.7-19.4 s and
+ * 21.8-27.6 CPU-s with the replacements (5 workers), 13.2-17.2 s and 17.2-22.5 CPU-s without (3
+ * workers), every requirement with the same outcome. A target elsewhere is bound by round trips, not cores: there the freed
  * workers are worth their start (the same run behind a 50 ms latency proxy with the quick checks kept
  * to one worker took 81-84 s), and so they are where the user chose the workers (a latency proxy on
  * this machine stands for a target elsewhere).
@@ -38,7 +38,7 @@
  * takes a round trip they are the longest quick check, and among the quick checks they started when
  * the other files' checks had been handed out (Playwright hands out a project's checks in file order)
  * and ended the run. Behind a 50 ms latency proxy, 6 workers: 35.1-40.3 s without the group (6 runs;
- * the sequences ran 13 s from 24 s to 37 s of one), 29.7-31.8 s with it (6 runs), 2 cores, load 1-2.6.
+ * the sequences ran 13 s from 24 s to 37 s of one), 29.0-31.8 s with it (7 runs), 2 cores, load 1-2.6.
  */
 import { selectedChecks } from './suite-declarations.ts';
 import type { SpecDeclarations } from './suite-declarations.ts';
