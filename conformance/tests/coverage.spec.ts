@@ -67,7 +67,7 @@ test('a selection loads every spec file holding a test it selects, and no other'
   expect(filesFor(declarations, 'honest Retry-After|burst')).toHaveLength(declarations.length);
 });
 
-test('a whole run with five workers or more on a shared target starts the state sequences on a worker of their own, and runs every check once', async () => {
+test('a whole run on a target elsewhere with five workers or more starts the state sequences on their own worker, and runs every check once', async () => {
   const key = (t: ListedTest): string => `${basename(t.file)}:${t.line}`;
   const shared = { HAC_PROFILE: join(PACKAGE_ROOT, 'fixtures', 'profiles', 'reference.json'), HAC_RATE_LIMIT_TOKENS: '8' };
   for (const [workers, projects] of [['3', ['rate-limit', 'suite']], ['6', ['rate-limit', 'sequences', 'suite']]] as const) {
@@ -83,4 +83,3 @@ test('a whole run with five workers or more on a shared target starts the state 
     expect(projectOf('auth.spec.ts')).toEqual(['suite']);
   }
 });
-
