@@ -43,7 +43,7 @@ export function projectTarget(project: { metadata?: unknown }): PlanTarget | und
   return metadata?.target;
 }
 
-/** The profile a project's workers test: its plan target's, else HAC_PROFILE's; undefined: no profile, the embedded server. */
+/** A profile given to the run: its resolved file, whether the CLI validated it, and the file the user gave. */
 export interface GivenProfile {
   path: string;
   /** The CLI validated it already (HAC_PROFILE_CHECKED, or a plan target). */
@@ -52,6 +52,7 @@ export interface GivenProfile {
   source?: string;
 }
 
+/** The profile a project's workers test: its plan target's, else HAC_PROFILE's; undefined: no profile, the embedded server. */
 export function givenProfile(project: { metadata?: unknown }): GivenProfile | undefined {
   const target = projectTarget(project);
   if (target) return { path: target.profilePath, checked: true, source: target.profileSource };

@@ -57,8 +57,8 @@ export async function runCommand(args: string[]): Promise<number> {
     baseUrls = valid.baseUrls;
     // Neither --workers nor HAC_WORKERS: 3 workers for a target on this machine, 6 for one elsewhere (workers.ts).
     const chosen = options.workers === undefined && !runEnvironment().workersGiven;
-    const local = running.embedded !== undefined || isLocalTarget(valid.baseUrls);
-    const workers = options.workers ?? (chosen ? defaultWorkers(running.embedded ? [] : valid.baseUrls) : undefined);
+    const targetUrls = running.embedded ? [] : valid.baseUrls;
+    const workers = options.workers ?? (chosen ? defaultWorkers(targetUrls) : undefined);
     if (options.workers === undefined && workers === REMOTE_WORKERS) {
       console.log(`workers: ${REMOTE_WORKERS} (the target is not on this machine: its checks mostly wait on the network; --workers N to choose)`);
     }
@@ -82,7 +82,7 @@ export async function runCommand(args: string[]): Promise<number> {
         reporter: options.reporter,
         rateLimitTokens: valid.tokens ? rateLimitPool({ tokens: valid.tokens }).length : 0,
         // The run shares this machine's cores with its target: a worker replaced mid-run costs more than it helps (conformance/scheduling.ts).
-        keepWorkers: chosen && local,
+        keepWorkers: chosen && isLocalTarget(targetUrls),
         ...(harDir !== undefined ? { har: { dir: harDir, secrets: options.harSecrets } } : {}),
         ...(workers !== undefined ? { workers } : {}),
         ...(options.grep ? { grep: options.grep } : {}),
