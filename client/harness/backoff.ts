@@ -122,7 +122,7 @@ export function jitterChecks(samples: readonly JitterSample[], ctx: JudgeContext
   const atFloor = quiet.filter((j) => j - floor < band).length;
   const gathered = quiet.length >= MIN_FLOOR_SAMPLES && atFloor * 2 >= quiet.length;
   const listed = `over ${quiet.length} jitters measured at quiet moments (${quiet.map((j) => j.toFixed(2)).join(', ')})`;
-  const lateness = `timer lateness measured at the ends of the ${warm.length} warm waits: ${warm.map((s) => `${s.lateMs} ms`).join(', ')}`;
+  const lateness = `lateness measured over the ${warm.length} warm waits (harness timers, client CPU wait): ${warm.map((s) => `${s.lateMs} ms`).join(', ')}`;
   const randomness =
     warm.length < MIN_JITTER_SAMPLES
       ? skip(ID.jitter, randomTitle, `only ${warm.length} waits after a second attempt were measured (${MIN_JITTER_SAMPLES} needed)`)
@@ -130,8 +130,8 @@ export function jitterChecks(samples: readonly JitterSample[], ctx: JudgeContext
         ? inconclusive(
             ID.jitter,
             randomTitle,
-            `only ${quiet.length} of ${warm.length} waits after a second attempt ended at moments with at most ${quietMs} ms of timer ` +
-              `lateness (${MIN_JITTER_SAMPLES} needed): ${lateness}`,
+            `only ${quiet.length} of ${warm.length} waits after a second attempt had at most ${quietMs} ms of lateness ` +
+              `(${MIN_JITTER_SAMPLES} needed): ${lateness}`,
           )
         : sd < MIN_JITTER_SD
           ? fail(
@@ -164,7 +164,7 @@ export function jitterChecks(samples: readonly JitterSample[], ctx: JudgeContext
         ? inconclusive(
             ID.jitter,
             rangeTitle,
-            `jitters above 1 s at moments of more than ${ctx.tolerance.lateMs} ms of timer lateness: ` +
+            `jitters above 1 s at moments of more than ${ctx.tolerance.lateMs} ms of lateness: ` +
               `${unjudged.map((s) => `${s.scenario} wait ${s.attempt}: ${s.jitterSeconds.toFixed(2)} (${s.lateMs} ms late)`).join('; ')}; all: ${list}`,
           )
         : pass(ID.jitter, rangeTitle, `jitters (s): ${list}`);

@@ -12,6 +12,7 @@ import { LatenessSentinel } from './lateness.ts';
 import type { LatenessProbe } from './lateness.ts';
 import { loadClientRequirements } from './requirements.ts';
 import { runAdapter } from './run-adapter.ts';
+import { ProcessGroupRunQueue } from './run-queue.ts';
 import { DEFAULT_TOLERANCE } from './scenario-kit.ts';
 import type { Check, JitterSample, JudgeContext, Scenario, ScenarioRun, Tolerance, Verdict } from './scenario-kit.ts';
 import { bearerCheck, buildScenarios, distinctKeysCheck } from './scenarios.ts';
@@ -83,10 +84,13 @@ function envFor(scenario: Scenario, url: string, token: string, scale: number): 
 async function play(scenario: Scenario, options: CertifyOptions, token: string, scale: number): Promise<ScenarioRun> {
   const release = options.gate ? await options.gate.acquire(scenario.budgetSeconds) : () => undefined;
   try {
-    const server = await startScriptedServer(scenario.script, () => release());
+    // D-CLIENT-TIMING: each arrival and end is stamped with the client's run-queue wait, once its process group is known.
+    let client: ProcessGroupRunQueue | undefined;
+    const server = await startScriptedServer(scenario.script, () => release(), () => client?.stamp());
     try {
       const budget = scenario.budgetSeconds * 1000 * scale + STARTUP_ALLOWANCE_MS;
-      const adapter = await runAdapter(options.command, envFor(scenario, server.url, token, scale), budget, options.cwd);
+      const env = envFor(scenario, server.url, token, scale);
+      const adapter = await runAdapter(options.command, env, budget, options.cwd, (group) => (client = new ProcessGroupRunQueue(group)));
       return { scenario: scenario.name, attempts: server.attempts, adapter };
     } finally {
       await server.close();
@@ -204,7 +208,7 @@ export async function certifyClient(options: CertifyOptions): Promise<Certificat
   for (let round = 2; round <= MAX_PLAYS; round += 1) {
     const again = toPlayAgain(plays, contextNow());
     if (again.length === 0) break;
-    log(`timer lateness too large to judge: playing ${again.map((p) => p[0]?.scenario.name).join(', ')} again (play ${round} of at most ${MAX_PLAYS})`);
+    log(`lateness too large to judge: playing ${again.map((p) => p[0]?.scenario.name).join(', ')} again (play ${round} of at most ${MAX_PLAYS})`);
     const replayed = await pool(
       again.map((p) => (p[0] as JudgedRun).scenario),
       options.concurrency ?? 1,
@@ -221,7 +225,7 @@ export async function certifyClient(options: CertifyOptions): Promise<Certificat
   }
   for (const scenarioPlays of plays)
     if (scenarioPlays.length > 1) {
-      const warning = `scenario ${scenarioPlays[0]?.scenario.name} was played ${scenarioPlays.length} times: the timer lateness measured ` +
+      const warning = `scenario ${scenarioPlays[0]?.scenario.name} was played ${scenarioPlays.length} times: the lateness measured ` +
         `during it was too large to judge a timing`;
       warnings.push(warning);
     }

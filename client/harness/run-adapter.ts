@@ -61,13 +61,21 @@ export function parseAdapterOutput(stdout: string): { output: AdapterOutput | nu
 }
 
 /**
- * Runs `command` through the shell with `env` added to the environment; kills its whole process
- * group when it runs longer than `budgetMs`.
+ * Runs `command` through the shell with `env` added to the environment, in a process group of its
+ * own (told to `onGroup`, which run-queue.ts reads); kills the whole group when it runs longer than
+ * `budgetMs`.
  */
-export function runAdapter(command: string, env: Record<string, string>, budgetMs: number, cwd?: string): Promise<AdapterRun> {
+export function runAdapter(
+  command: string,
+  env: Record<string, string>,
+  budgetMs: number,
+  cwd?: string,
+  onGroup?: (groupId: number) => void,
+): Promise<AdapterRun> {
   const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn(command, { shell: true, detached: true, cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (child.pid !== undefined) onGroup?.(child.pid);
     let stdout = '';
     let stderr = '';
     let killed = false;

@@ -6,6 +6,8 @@ import { ID } from './requirements.ts';
 import type { AttemptRecord, Script } from './scripted-server.ts';
 import type { AdapterRun } from './run-adapter.ts';
 import type { LatenessProbe } from './lateness.ts';
+import { heldOffCpuMs } from './run-queue.ts';
+import type { RunQueueStamp } from './run-queue.ts';
 
 /** The one logical operation the adapter performs in a scenario. */
 export interface Operation {
@@ -102,7 +104,7 @@ export interface JitterSample {
   jitterSeconds: number;
   /** The wait followed an attempt the client abandoned (its timeout): see lowerBound. */
   afterAbandoned?: boolean;
-  /** The timer lateness the harness measured at the two ends of the wait (lateness.ts, latenessAfter), in real ms. */
+  /** The lateness measured over the wait (latenessAfter: the harness's timers at its ends, the client's wait for a CPU), in real ms. */
   lateMs: number;
 }
 
@@ -180,7 +182,7 @@ export interface WaitJudgement {
  */
 export function boundedWait(wait: number, low: number, high: number, lateMs: number, tol: Tolerance, startLateMs = 0): WaitJudgement {
   const stall = startLateMs > 0 ? `; its start stamped ${ms(startLateMs)} late` : '';
-  const late = lateMs > 0 && Number.isFinite(high) ? ` + ${ms(lateMs)} of timer lateness measured then` : '';
+  const late = lateMs > 0 && Number.isFinite(high) ? ` + ${ms(lateMs)} of lateness measured then (harness timers, client CPU wait)` : '';
   const bounds = `measured bounds [${ms(low)}, ${ms(high)})${late}${stall}`;
   if (wait < low) return { outcome: wait >= low - startLateMs ? 'inconclusive' : 'short', bounds };
   if (wait < high) return { outcome: 'within', bounds };
@@ -188,24 +190,42 @@ export function boundedWait(wait: number, low: number, high: number, lateMs: num
   return { outcome: wait < high + lateMs ? 'within' : 'long', bounds };
 }
 
-/**
- * The timer lateness measured at the two ends of a span the client timed, in ms: its start (the client
- * read an answer or sent a request and started its timer) and its end (the timer fired). Either adds
- * to the measured span; 0 when nothing was measured or the span has no end.
- */
-export function latenessOver(start: number | undefined, end: number | undefined, ctx: JudgeContext): number {
-  if (start === undefined || end === undefined || ctx.lateness === undefined) return 0;
-  return ctx.lateness.at(start) + ctx.lateness.at(end);
+/** One end of a span the client timed: the harness's moment, and the client's run-queue wait then (run-queue.ts). */
+export interface SpanEnd {
+  at: number | undefined;
+  client?: RunQueueStamp | undefined;
 }
 
-/** The lateness measured at one moment of the harness (0 when nothing was measured). */
+/** An attempt's arrival as a SpanEnd. */
+export function arrivalOf(attempt: AttemptRecord | undefined): SpanEnd {
+  return { at: attempt?.arrivedAt, client: attempt?.clientAtArrival };
+}
+
+/** An attempt's end as a SpanEnd. */
+export function endOf(attempt: AttemptRecord | undefined): SpanEnd {
+  return { at: attempt?.endedAt, client: attempt?.clientAtEnd };
+}
+
+/**
+ * The lateness measured over a span the client timed, in ms: the harness's timer lateness at its
+ * start (the client read an answer or sent a request and started its timer) and at its end (the
+ * timer fired), plus the most any thread of the client waited for a CPU in between (run-queue.ts).
+ * Each adds to the measured span; 0 when nothing was measured or the span has no end.
+ */
+export function latenessOver(start: SpanEnd, end: SpanEnd, ctx: JudgeContext): number {
+  if (start.at === undefined || end.at === undefined) return 0;
+  const harness = ctx.lateness === undefined ? 0 : ctx.lateness.at(start.at) + ctx.lateness.at(end.at);
+  return harness + heldOffCpuMs(start.client, end.client);
+}
+
+/** The lateness the harness measured at one moment (0 when nothing was measured). */
 export function latenessAt(moment: number | undefined, ctx: JudgeContext): number {
   return moment === undefined || ctx.lateness === undefined ? 0 : ctx.lateness.at(moment);
 }
 
 /** The lateness over the wait after attempt `k`: from its end to the arrival of attempt k + 1 (latenessOver). */
 export function latenessAfter(attempts: readonly AttemptRecord[], k: number, ctx: JudgeContext): number {
-  return latenessOver(attempts[k]?.endedAt, attempts[k + 1]?.arrivedAt, ctx);
+  return latenessOver(endOf(attempts[k]), arrivalOf(attempts[k + 1]), ctx);
 }
 
 /** The Check for a boundedWait judgement: passed, failed, or skipped as inconclusive. */

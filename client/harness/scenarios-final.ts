@@ -4,7 +4,7 @@
  */
 import { ID } from './requirements.ts';
 import { PROBLEM_TYPE_BASE } from '../../spec/problem-types.ts';
-import { attemptSummary, inconclusive, keyPresent, latenessOver, ms, problemBody, surfacedStatus, verdict } from './scenario-kit.ts';
+import { arrivalOf, attemptSummary, endOf, inconclusive, keyPresent, latenessOver, ms, problemBody, surfacedStatus, verdict } from './scenario-kit.ts';
 import type { Check, JudgeContext, Scenario, ScenarioRun, Verdict } from './scenario-kit.ts';
 
 const VALIDATION_ERRORS = [
@@ -22,9 +22,9 @@ function singleAttempt(run: ScenarioRun, id: string, status: number, ctx: JudgeC
   const title = `${run.scenario}: a ${status} is not retried`;
   const detail = `attempts: ${attemptSummary(run.attempts)}`;
   const [first, second] = run.attempts;
-  const late = latenessOver(first?.endedAt, second?.arrivedAt, ctx);
+  const late = latenessOver(endOf(first), arrivalOf(second), ctx);
   if (second !== undefined && late > ctx.tolerance.lateMs) {
-    return inconclusive(id, title, `${detail} (${ms(late)} of timer lateness between the answer and the retry)`);
+    return inconclusive(id, title, `${detail} (${ms(late)} of lateness between the answer and the retry (harness timers, client CPU wait))`);
   }
   return verdict(id, title, run.attempts.length === 1, detail);
 }

@@ -7,9 +7,11 @@ import type { AttemptRecord } from './scripted-server.ts';
 import { ID } from './requirements.ts';
 import { backoffOf } from './backoff.ts';
 import {
+  arrivalOf,
   attemptSummary,
   boundedWait,
   COARSE_TIMER_MS,
+  endOf,
   latenessAfter,
   latenessOver,
   latenessAt,
@@ -293,7 +295,7 @@ function slowResponse(scale: number): Scenario {
         const low = lowerBound(expected * 0.9, ctx.tolerance);
         const high = upperBound(expected, ctx.tolerance) + COARSE_TIMER_MS;
         // The client's timer starts before the slow attempt arrives and fires when it is abandoned.
-        const late = latenessOver(slow.arrivedAt, slow.endedAt, ctx);
+        const late = latenessOver(arrivalOf(slow), endOf(slow), ctx);
         const judged = boundedWait(held, low, high, late, ctx.tolerance, latenessAt(slow.arrivedAt, ctx));
         checks.push(waitVerdict(ID.timeoutReference, referenceTitle, judged, `abandoned after ${ms(held)}, expected ${ms(expected)} (${judged.bounds})`));
       }

@@ -5,6 +5,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { RunQueueStamp } from './run-queue.ts';
 
 /** One request received by the scripted server. */
 export interface AttemptRecord {
@@ -22,6 +23,9 @@ export interface AttemptRecord {
   wallClockAt: number;
   /** performance.now() when the response was sent, the connection reset, or the client gave up. */
   endedAt: number | undefined;
+  /** The client's run-queue wait when the head arrived and when the attempt ended (run-queue.ts; absent: not measured). */
+  clientAtArrival?: RunQueueStamp;
+  clientAtEnd?: RunQueueStamp;
   /** `responded`: a full response was sent; `reset`: the server destroyed the connection; `abandoned`: the client closed first. */
   outcome: 'pending' | 'responded' | 'reset' | 'abandoned';
   status: number | undefined;
@@ -53,7 +57,18 @@ function headersOf(req: IncomingMessage): Record<string, string> {
   return out;
 }
 
-function send(res: ServerResponse, attempt: AttemptRecord, action: Extract<Action, { kind: 'respond' }>): void {
+/** Reads the client's run-queue wait now (run-queue.ts); undefined while the client is unknown or where it cannot be read. */
+export type ClientClock = () => RunQueueStamp | undefined;
+
+/** Ends `attempt`: its outcome, and the moment, on the harness's clock and the client's. */
+function end(attempt: AttemptRecord, outcome: AttemptRecord['outcome'], clientClock: ClientClock | undefined): void {
+  attempt.outcome = outcome;
+  attempt.endedAt = performance.now();
+  const stamp = clientClock?.();
+  if (stamp !== undefined) attempt.clientAtEnd = stamp;
+}
+
+function send(res: ServerResponse, attempt: AttemptRecord, action: Extract<Action, { kind: 'respond' }>, clientClock: ClientClock | undefined): void {
   if (res.destroyed || res.writableEnded) return;
   const headers: Record<string, string> = { ...action.headers };
   let payload = '';
@@ -63,27 +78,31 @@ function send(res: ServerResponse, attempt: AttemptRecord, action: Extract<Actio
       headers['content-type'] = action.status >= 400 ? 'application/problem+json' : 'application/json';
     }
   }
-  res.on('finish', () => {
-    attempt.outcome = 'responded';
-    attempt.endedAt = performance.now();
-  });
+  res.on('finish', () => end(attempt, 'responded', clientClock));
   res.writeHead(action.status, headers);
   res.end(payload);
 }
 
-/** Starts a scripted server (127.0.0.1, free port) that plays `script` and records every attempt; `onRequest` hears of each arrival. */
-export async function startScriptedServer(script: Script, onRequest?: (attempt: AttemptRecord) => void): Promise<ScriptedServer> {
+/**
+ * Starts a scripted server (127.0.0.1, free port) that plays `script` and records every attempt;
+ * `onRequest` hears of each arrival; `clientClock`, when given, stamps each arrival and end with the
+ * client's run-queue wait (D-CLIENT-TIMING).
+ */
+export async function startScriptedServer(
+  script: Script,
+  onRequest?: (attempt: AttemptRecord) => void,
+  clientClock?: ClientClock,
+): Promise<ScriptedServer> {
   const attempts: AttemptRecord[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const server = createServer((req, res) => {
     const attempt = arrival(req, attempts.length);
+    const stamp = clientClock?.();
+    if (stamp !== undefined) attempt.clientAtArrival = stamp;
     attempts.push(attempt);
     onRequest?.(attempt);
     res.on('close', () => {
-      if (attempt.outcome === 'pending') {
-        attempt.outcome = 'abandoned';
-        attempt.endedAt = performance.now();
-      }
+      if (attempt.outcome === 'pending') end(attempt, 'abandoned', clientClock);
     });
     const chunks: Buffer[] = [];
     let size = 0;
@@ -93,7 +112,7 @@ export async function startScriptedServer(script: Script, onRequest?: (attempt: 
     });
     req.on('end', () => {
       attempt.body = Buffer.concat(chunks).toString('utf8');
-      perform(actionFor(script, attempt, attempts.slice(0, attempt.index)), req, res, attempt, timers);
+      perform(actionFor(script, attempt, attempts.slice(0, attempt.index)), req, res, attempt, timers, clientClock);
     });
   });
   server.keepAliveTimeout = 30_000;
@@ -141,10 +160,16 @@ function actionFor(script: Script, attempt: AttemptRecord, previous: readonly At
 }
 
 /** Carries out `action` for `attempt`: resets the connection, or responds, after `delayMs` on a timer kept in `timers` for close. */
-function perform(action: Action, req: IncomingMessage, res: ServerResponse, attempt: AttemptRecord, timers: Set<NodeJS.Timeout>): void {
+function perform(
+  action: Action,
+  req: IncomingMessage,
+  res: ServerResponse,
+  attempt: AttemptRecord,
+  timers: Set<NodeJS.Timeout>,
+  clientClock: ClientClock | undefined,
+): void {
   if (action.kind === 'reset') {
-    attempt.outcome = 'reset';
-    attempt.endedAt = performance.now();
+    end(attempt, 'reset', clientClock);
     req.socket.destroy();
     return;
   }
@@ -152,10 +177,10 @@ function perform(action: Action, req: IncomingMessage, res: ServerResponse, atte
   if (action.delayMs && action.delayMs > 0) {
     const timer = setTimeout(() => {
       timers.delete(timer);
-      send(res, attempt, action);
+      send(res, attempt, action, clientClock);
     }, action.delayMs);
     timers.add(timer);
   } else {
-    send(res, attempt, action);
+    send(res, attempt, action, clientClock);
   }
 }

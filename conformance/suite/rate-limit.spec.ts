@@ -525,6 +525,7 @@ test(
       if (next.status === 429) {
         inconclusive = await stragglersExplain(bucket, rejected);
         if (inconclusive !== undefined) continue;
+        noteEarlyReset(rejected, next);
       }
       expect(next.status, `round ${round}, after waiting Retry-After ${retryAfter} s: ${exchangeText(next)}`).not.toBe(429);
       if ((retryAfter ?? 0) >= oneToken) return;
@@ -533,6 +534,18 @@ test(
     if (inconclusive !== undefined) skipCheck(`inconclusive: in 3 rounds ${inconclusive}`);
   },
 );
+
+/**
+ * D-FINDINGS: a retry refused once the 429's Retry-After had passed, where the same 429's
+ * RateLimit-Reset announced no later moment, breaks RATE-LIMIT-HEADER-RESET too (the limit was not
+ * restored when the Reset said). Both headers then tell one early reset (the Python `limits` moving
+ * window truncates it to the second): when RATE-LIMIT-HEADER-RESET fails as well, it is one finding.
+ */
+function noteEarlyReset(rejected: HttpResponse, refused: HttpResponse): void {
+  const { reset, retryAfter } = rateHeaders(rejected);
+  if (reset === undefined || retryAfter === undefined || reset > retryAfter) return;
+  noteBreaks(refused, 'RATE-LIMIT-HEADER-RESET', `a request admitted once the 429's RateLimit-Reset of ${reset} s had passed`);
+}
 
 /**
  * Why a refused retry at Retry-After proves nothing, if it does not (undefined): requests of the same
@@ -572,6 +585,7 @@ test(
     const next = await bucket.probe();
     const explained = next.status === 429 ? await stragglersExplain(bucket, rejected) : undefined;
     if (explained !== undefined) skipCheck(`inconclusive: ${explained}`);
+    if (next.status === 429) noteEarlyReset(rejected, next);
     const plan = `${policy.refillPerSecond} tokens/s, one token in ${oneTokenSeconds(policy)} s`;
     expect(next.status, `after waiting Retry-After ${retryAfter} s on a plan of ${plan}: ${exchangeText(next)}`).not.toBe(429);
   },

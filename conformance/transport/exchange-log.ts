@@ -132,11 +132,18 @@ export function noteBreaks(
  */
 function namedBy(failureText: string): Noted[] {
   const text = normalised(failureText);
-  const described = noted
-    .filter((n) => n.described !== undefined && text.includes(n.described))
-    .map((n) => ({ n, at: text.indexOf(n.described ?? '') }))
-    .sort((a, b) => a.at - b.at)
-    .map(({ n }) => n);
+  // Two exchanges described alike (a 429 and the retry refused after it: one first line) match at one
+  // place of the message, which names one of them: the most specific description, then the one
+  // `exchangeText` printed last (the failing assertion's message is the last one built).
+  const atPlace = new Map<number, Noted>();
+  for (const n of noted) {
+    const at = n.described === undefined ? -1 : text.indexOf(n.described);
+    if (at < 0) continue;
+    const other = atPlace.get(at);
+    const longer = (other?.described?.length ?? -1) - (n.described?.length ?? 0);
+    if (other === undefined || longer < 0 || (longer === 0 && (n.describedTick ?? 0) > (other.describedTick ?? 0))) atPlace.set(at, n);
+  }
+  const described = [...atPlace.entries()].sort((a, b) => a[0] - b[0]).map(([, n]) => n);
   if (described.length > 0) return described;
   const latest = [...noted].reverse();
   const lastDescribed = noted
