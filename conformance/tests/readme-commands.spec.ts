@@ -277,6 +277,11 @@ test('client-check with the reference client exits 0', async () => {
   const out = tempOut('readme-client');
   const run = await shell(`npx http-api-conformance client-check --command "node --import tsx fixtures/clients/reference-client.ts" --out ${out}`);
   expect(run.code, verdict(run)).toBe(0);
-  expect(run.stdout).toMatch(/^\s*\d+ passed, 0 failed, 0 warnings, 0 skipped in [\d.]+ s/m);
-  expect(readResults(join(out, 'results.json')).exitCode).toBe(0);
+  expect(run.stdout).toMatch(/^\s*\d+ passed, 0 failed, 0 warnings, \d+ skipped in [\d.]+ s/m);
+  const results = readResults(join(out, 'results.json'));
+  expect(results.exitCode).toBe(0);
+  // D-CLIENT-TIMING: a timing too late to judge on a loaded machine is skipped as inconclusive, never a pass or a
+  // fail; the reference client skips nothing else.
+  const skipped = results.requirements.filter((r) => r.outcome === 'skipped');
+  expect(skipped.filter((r) => !(r.reason ?? '').startsWith('inconclusive')).map((r) => `${r.id}: ${r.reason ?? ''}`)).toEqual([]);
 });
