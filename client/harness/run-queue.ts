@@ -71,10 +71,10 @@ function groupMembers(groupId: number): number[] {
   return members;
 }
 
-/** Thread id → ms waited for a CPU, over every thread of `pids`; undefined when /proc tells nothing. */
+/** Thread id → ms waited for a CPU, over every thread of `pids` still there; undefined without any pid to read. */
 function threadWaits(pids: readonly number[]): RunQueueStamp | undefined {
+  if (pids.length === 0) return undefined;
   const waits: Record<string, number> = {};
-  let readable = false;
   for (const pid of pids) {
     let tids: string[];
     try {
@@ -87,10 +87,9 @@ function threadWaits(pids: readonly number[]): RunQueueStamp | undefined {
       const ns = schedstat === undefined ? Number.NaN : Number(schedstat.split(' ')[1]);
       if (!Number.isFinite(ns)) continue;
       waits[tid] = ns / 1e6;
-      readable = true;
     }
   }
-  return readable || pids.length > 0 ? waits : undefined;
+  return waits;
 }
 
 function readOrUndefined(path: string): string | undefined {

@@ -140,8 +140,9 @@ function namedBy(failureText: string): Noted[] {
     const at = n.described === undefined ? -1 : text.indexOf(n.described);
     if (at < 0) continue;
     const other = atPlace.get(at);
-    const longer = (other?.described?.length ?? -1) - (n.described?.length ?? 0);
-    if (other === undefined || longer < 0 || (longer === 0 && (n.describedTick ?? 0) > (other.describedTick ?? 0))) atPlace.set(at, n);
+    const [length, otherLength] = [n.described?.length ?? 0, other?.described?.length ?? 0];
+    const later = (n.describedTick ?? 0) > (other?.describedTick ?? 0);
+    if (other === undefined || length > otherLength || (length === otherLength && later)) atPlace.set(at, n);
   }
   const described = [...atPlace.entries()].sort((a, b) => a[0] - b[0]).map(([, n]) => n);
   if (described.length > 0) return described;
