@@ -28,6 +28,8 @@ export const SEQUENCE_STEPS = 20;
 export const MAX_REQUESTS = 1_500;
 /** The longest the sequences of one check may run (shrinking a failure included): a slow target gets fewer of them. */
 export const TIME_BUDGET_MS = 12_000;
+/** How the check's note begins to say the time budget stopped its sequences (read by the broken-variant meta-test, fixtures/broken/check.ts). */
+export const BUDGET_STOPPED = 'stopped at the time budget';
 
 /** The plans of the profile's collections the model can work on (created in, items read), or the reason there are none. */
 export function statePlans(profile: TargetProfile): { plans: StatePlan[]; assumed: string[] } | { skip: string } {
@@ -128,7 +130,7 @@ export async function runStateModel(
     ...(path ? { path } : {}),
   });
   const coverage = [...covered].map(([name, n]) => `${name} (${n})`).join(', ');
-  const stopped = details.interrupted ? ` (stopped at the time budget of ${TIME_BUDGET_MS / 1000} s, of ${runs})` : '';
+  const stopped = details.interrupted ? ` (${BUDGET_STOPPED} of ${TIME_BUDGET_MS / 1000} s, of ${runs})` : '';
   const long = [...spent.longListings];
   // An inconclusive listing is neither a pass nor a fail: the note says which listings went unjudged.
   const unjudged = long.length > 0 ? `; listings longer than ${LISTING_PAGES} pages, not judged after that: ${long.join(', ')}` : '';
